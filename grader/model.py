@@ -1,0 +1,81 @@
+"""Plain data passed between the grader's steps: load → run → score → report."""
+
+from dataclasses import dataclass
+
+# The seven grading categories of CONTRACT.md, in the order reports list them.
+CATEGORIES = (
+    "envelope",
+    "error_codes",
+    "redaction",
+    "vocabulary",
+    "unicode_boundary",
+    "ownership",
+    "no_retry",
+)
+POINTS_PER_CATEGORY = 10
+
+# How one hidden test ended. Anything but "passed" earns no points for that test.
+TEST_STATUSES = ("passed", "failed", "timeout", "crash", "error", "memory", "output_limit")
+
+
+@dataclass(frozen=True)
+class CodeUnit:
+    """One piece of student code to run, in order: an exercise cell or a whole `.py` file."""
+
+    label: str  # how messages name it to the student
+    filename: str  # what tracebacks show, so the student can find the line
+    source: str
+
+
+@dataclass(frozen=True)
+class Submission:
+    """What the load step found for one student: code to run, or why there is none."""
+
+    student: str
+    path: str
+    kind: str  # "lessons", "notebook" or "python"
+    units: tuple[CodeUnit, ...]
+    problems: tuple[str, ...] = ()  # notes for the student, such as a missing exercise cell
+    error: str | None = None  # set when nothing at all can be run: the student's result says why
+
+
+@dataclass(frozen=True)
+class TestOutcome:
+    """How one hidden test ended for one submission."""
+
+    test_id: str
+    category: str
+    status: str
+    description: str  # what the test checks, in a student's words, with no hidden inputs
+    output: str = ""  # what the student's code printed during the test, capped
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """Every hidden test's outcome for one submission, and how the run as a whole went."""
+
+    submission: Submission
+    outcomes: tuple[TestOutcome, ...]
+    status: str  # "completed", "timeout", "crash", "error" or "unreadable"
+    reason: str = ""  # in a student's words, when status is not "completed"
+
+
+@dataclass(frozen=True)
+class CategoryScore:
+    """Points earned in one category: its share of passed tests times the category's points."""
+
+    category: str
+    passed: int
+    total: int
+    points: float
+    max_points: float
+
+
+@dataclass(frozen=True)
+class Grade:
+    """The scored result for one student, ready to report."""
+
+    run: RunResult
+    categories: tuple[CategoryScore, ...]
+    score: float
+    max_score: float

@@ -231,7 +231,8 @@ def load_earlier_steps(namespace, notebook, *, folder=".", course=None):
     """Load the student's saved work from the steps before `notebook` into `namespace`.
 
     Notebooks call this with `globals()` in their first code cell. It prints what it loaded and,
-    in plain words, anything that needs fixing; it raises only when the lesson folder is unusable.
+    in plain words, anything that needs fixing; it raises only when `notebook` is not a step of
+    the lesson. It returns None so that a notebook's setup cell shows only those printed lines.
     """
     course = course or load_course()
     if course.step_for_notebook(notebook) is None:
@@ -243,4 +244,3 @@ def load_earlier_steps(namespace, notebook, *, folder=".", course=None):
         print("Loaded your earlier work:", ", ".join(dict.fromkeys(loaded)))
     for problem in problems:
         print("⚠", problem)
-    return problems

@@ -1,0 +1,77 @@
+"""Visible check for step 4: `budget_error` counts UTF-8 bytes and keeps the exact boundary."""
+
+from course.feedback import Case, run_checks, show
+
+TOO_LARGE = "result_too_large"
+INVALID = "invalid_result"
+# One character of each UTF-8 length, with its cost in bytes.
+CHARACTER_COSTS = (("a", 1), ("é", 2), ("東", 3), ("🚀", 4))
+
+
+def _verdict_problem(budget_error, text, budget, expected):
+    """Return None when budget_error(text, budget) is exactly `expected`, else a sentence."""
+    verdict = budget_error(text, budget)
+    if verdict is expected or (type(verdict) is str and verdict == expected):
+        return None
+    size = len(text.encode("utf-8", errors="surrogatepass"))
+    facts = f"The text has {len(text)} characters and {size} UTF-8 bytes."
+    if expected is INVALID:
+        facts = "The text holds a lone surrogate, which UTF-8 cannot encode."
+    hint = ""
+    if expected is TOO_LARGE and verdict is None and len(text) <= budget < size:
+        hint = "\nIt looks as if characters were counted; count the bytes of text.encode('utf-8')."
+    elif expected is None and verdict is not None and size == budget:
+        hint = "\nA size equal to the budget fits: only more bytes than the budget are too large."
+    return (
+        f"budget_error({show(text)}, {budget}) returned {show(verdict)}; "
+        f"expected {show(expected)}.\n{facts}{hint}"
+    )
+
+
+def _first(budget_error, calls):
+    problems = (_verdict_problem(budget_error, *call) for call in calls)
+    return next((problem for problem in problems if problem), None)
+
+
+def _cases(budget_error):
+    def small_text_fits():
+        return _first(budget_error, [('"ok"', 10, None), ('{"a": [1, 2]}', 4096, None)])
+
+    def exact_boundary():
+        text = '{"a": [1, 2]}'  # 13 bytes, JSON syntax included
+        return _first(budget_error, [(text, 13, None), (text, 12, TOO_LARGE), (text, 14, None)])
+
+    def bytes_not_characters():
+        # "東京" as JSON text: 4 characters, 8 bytes.
+        return _first(
+            budget_error, [('"東京"', 8, None), ('"東京"', 7, TOO_LARGE), ('"東京"', 4, TOO_LARGE)]
+        )
+
+    def each_character_length():
+        calls = []
+        for char, cost in CHARACTER_COSTS:
+            calls.append((f'"{char}"', cost + 2, None))
+            calls.append((f'"{char}"', cost + 1, TOO_LARGE))
+        return _first(budget_error, calls)
+
+    def zero_budget():
+        return _first(budget_error, [("", 0, None), ("0", 0, TOO_LARGE), ('""', 1, TOO_LARGE)])
+
+    def lone_surrogate():
+        return _first(
+            budget_error, [('"\ud800"', 4096, INVALID), ('["ok", "\udfff"]', 100, INVALID)]
+        )
+
+    return [
+        Case("Text within the budget fits (None)", small_text_fits),
+        Case("A size equal to the budget fits; one byte more is result_too_large", exact_boundary),
+        Case("The budget counts UTF-8 bytes, not characters", bytes_not_characters),
+        Case("Characters of 1, 2, 3 and 4 bytes are each counted in full", each_character_length),
+        Case("A budget of 0 bytes admits only the empty text", zero_budget),
+        Case("Text that UTF-8 cannot encode is invalid_result", lone_surrogate),
+    ]
+
+
+def check_budget_error(budget_error, *, out=print):
+    """Check a student's `budget_error` case by case; raise CheckFailed at the first miss."""
+    run_checks("budget_error", _cases(budget_error), out=out)

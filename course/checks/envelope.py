@@ -1,0 +1,115 @@
+"""Visible check for step 1: `make_envelope` builds the four-key envelope under an unchanged id."""
+
+from course.feedback import Case, run_checks, show
+
+ENVELOPE_KEYS = {"id", "ok", "value", "error"}
+FALSY_VALUES = (None, False, 0, "", [], {})
+OK_HINT = "\n'ok' must be the bool True or False, not 1, 0 or another true-looking value."
+CODES = (
+    "unknown_tool",
+    "invalid_input",
+    "permission_denied",
+    "not_found",
+    "tool_failed",
+    "invalid_result",
+    "result_too_large",
+)
+
+
+def _typed(value):
+    """Describe a value with its type, so 0 and False, or 1 and True, read differently."""
+    return f"{show(value)} ({type(value).__name__})"
+
+
+def _envelope_problem(envelope, expected):
+    """Return None when `envelope` equals `expected` key by key, with the same types, else why."""
+    if not isinstance(envelope, dict):
+        return f"It returned {_typed(envelope)}; an envelope is a dict."
+    if set(envelope) != ENVELOPE_KEYS:
+        return (
+            f"Its keys are {sorted(map(str, envelope))}; an envelope has exactly the keys "
+            "'error', 'id', 'ok' and 'value' (in any order)."
+        )
+    for key in ("id", "ok", "value", "error"):
+        got, want = envelope[key], expected[key]
+        if type(got) is not type(want) or got != want:
+            why = OK_HINT if key == "ok" else ""
+            return (
+                f"Expected {show(expected)}.\n"
+                f"Got {show(envelope)}: its '{key}' is {_typed(got)}, "
+                f"where {_typed(want)} was expected.{why}"
+            )
+    return None
+
+
+def _success(request_id, value):
+    return {"id": request_id, "ok": True, "value": value, "error": None}
+
+
+def _failure(request_id, code):
+    return {"id": request_id, "ok": False, "value": None, "error": code}
+
+
+def _first_problem(make_envelope, calls):
+    """Run (request_id, kwargs, expected) calls in order; return the first problem, said plainly."""
+    for request_id, kwargs, expected in calls:
+        arguments = ", ".join([show(request_id), *(f"{k}={show(v)}" for k, v in kwargs.items())])
+        problem = _envelope_problem(make_envelope(request_id, **kwargs), expected)
+        if problem:
+            return f"make_envelope({arguments}):\n{problem}"
+    return None
+
+
+def _cases(make_envelope):
+    def success_keeps_id_and_value():
+        value = {"name": "山田 花子", "city": "東京"}
+        return _first_problem(
+            make_envelope, [("req-1", {"value": value}, _success("req-1", value))]
+        )
+
+    def failure_carries_code():
+        return _first_problem(
+            make_envelope,
+            [
+                (7, {"error": "not_found"}, _failure(7, "not_found")),
+                ("req-2", {"error": "tool_failed"}, _failure("req-2", "tool_failed")),
+            ],
+        )
+
+    def every_code_passes_through():
+        calls = [(f"req-{code}", {"error": code}, _failure(f"req-{code}", code)) for code in CODES]
+        return _first_problem(make_envelope, calls)
+
+    def awkward_ids_survive():
+        calls = []
+        for request_id in (0, "", "0", -1, "req 東京 🚀"):
+            calls.append((request_id, {"value": "done"}, _success(request_id, "done")))
+            calls.append((request_id, {"error": "not_found"}, _failure(request_id, "not_found")))
+        return _first_problem(make_envelope, calls)
+
+    def falsy_values_are_successes():
+        calls = [("req-4", {"value": v}, _success("req-4", v)) for v in FALSY_VALUES]
+        return _first_problem(make_envelope, calls)
+
+    def each_call_builds_a_new_dict():
+        first, second = make_envelope("req-5", value=1), make_envelope("req-5", value=1)
+        if first is second:
+            return (
+                "Two calls returned the very same dict object. Build a new dict on every call, "
+                "so changing one envelope can never change another."
+            )
+        return None
+
+    return [
+        Case("A success keeps the request's id and carries the value", success_keeps_id_and_value),
+        Case("A failure carries its code, no value, and the id", failure_carries_code),
+        Case("Every failure code of the lesson passes through as given", every_code_passes_through),
+        Case('The ids 0, "", "0", -1 and a non-ASCII id survive unchanged', awkward_ids_survive),
+        Case("None, False, 0, '', [] and {} count as successes", falsy_values_are_successes),
+        Case("Each call returns a new dict", each_call_builds_a_new_dict),
+    ]
+
+
+def check_make_envelope(make_envelope, *, out=print):
+    """Check a student's `make_envelope` case by case; raise CheckFailed at the first miss."""
+    run_checks("make_envelope", _cases(make_envelope), out=out)

@@ -1,0 +1,136 @@
+"""Visible check for step 2: `failure_code` maps an exception to a stable code by class alone."""
+
+from course.feedback import Case, run_checks, show
+from course.supplied import InvalidInputError, NotFoundError, PermissionDeniedError
+from course.tools import PRIVATE_MARKER
+
+
+class TextWasRead(Exception):
+    """Raised by a probe exception's __str__ or __repr__: the student's code read its text."""
+
+
+class MissingCityError(NotFoundError):
+    """A handler's own, more specific lookup failure."""
+
+
+class BadDateError(InvalidInputError, ValueError):
+    """An input error that is also a built-in ValueError (a mixin)."""
+
+
+class LockedError(KeyError, PermissionDeniedError):
+    """A permission failure whose first base is a built-in exception."""
+
+
+class ProbeBug(Exception):
+    """An unexpected failure of a handler, defined by the handler's author."""
+
+
+def _unreadable(base):
+    """Return an instance of a subclass of `base` whose str() and repr() both raise."""
+
+    def refuse(self):
+        raise TextWasRead("this exception's text must never be read")
+
+    unreadable_class = type(f"Unreadable{base.__name__}", (base,), {"__str__": refuse})
+    unreadable_class.__repr__ = refuse
+    return unreadable_class(PRIVATE_MARKER)
+
+
+def _code_problem(failure_code, exc, expected):
+    """Return None when failure_code(exc) is exactly `expected`, else a sentence saying why not."""
+    label = f"{type(exc).__name__}({', '.join(show(arg) for arg in exc.args)})"
+    try:
+        code = failure_code(exc)
+    except TextWasRead:
+        return (
+            f"failure_code({label}) called str() or repr() on the exception, and that raised. "
+            "Decide the code from the exception's class alone (isinstance), never from its text."
+        )
+    if type(code) is not str or code != expected:
+        leaked = isinstance(code, str) and PRIVATE_MARKER in code
+        hint = (
+            " It carries the exception's private text: nothing of it may leave." if leaked else ""
+        )
+        return f"failure_code({label}) returned {show(code)}; expected {show(expected)}.{hint}"
+    return None
+
+
+def _first_problem(failure_code, pairs):
+    for exc, expected in pairs:
+        problem = _code_problem(failure_code, exc, expected)
+        if problem:
+            return problem
+    return None
+
+
+def _cases(failure_code):
+    def course_classes():
+        return _first_problem(
+            failure_code,
+            [
+                (InvalidInputError(PRIVATE_MARKER), "invalid_input"),
+                (PermissionDeniedError(PRIVATE_MARKER), "permission_denied"),
+                (NotFoundError(PRIVATE_MARKER), "not_found"),
+            ],
+        )
+
+    def look_alike_builtins():
+        builtins = (KeyError, ValueError, PermissionError, LookupError, FileNotFoundError)
+        return _first_problem(
+            failure_code, [(cls(PRIVATE_MARKER), "tool_failed") for cls in builtins]
+        )
+
+    def anything_else():
+        others = (RuntimeError, ZeroDivisionError, TypeError, ProbeBug, Exception)
+        return _first_problem(
+            failure_code, [(cls(PRIVATE_MARKER), "tool_failed") for cls in others]
+        )
+
+    def subclasses_and_mixins():
+        return _first_problem(
+            failure_code,
+            [
+                (MissingCityError(PRIVATE_MARKER), "not_found"),
+                (BadDateError(PRIVATE_MARKER), "invalid_input"),
+                (LockedError(PRIVATE_MARKER), "permission_denied"),
+            ],
+        )
+
+    def text_does_not_decide():
+        return _first_problem(
+            failure_code,
+            [
+                (ValueError("invalid_input"), "tool_failed"),
+                (KeyError("not_found"), "tool_failed"),
+                (InvalidInputError("permission_denied"), "invalid_input"),
+                (NotFoundError(), "not_found"),
+            ],
+        )
+
+    def unreadable_exceptions():
+        return _first_problem(
+            failure_code,
+            [
+                (_unreadable(InvalidInputError), "invalid_input"),
+                (_unreadable(NotFoundError), "not_found"),
+                (_unreadable(RuntimeError), "tool_failed"),
+            ],
+        )
+
+    return [
+        Case("The three course exceptions get their own codes", course_classes),
+        Case(
+            "Built-in KeyError, ValueError and PermissionError are tool_failed", look_alike_builtins
+        ),
+        Case("Any other exception is tool_failed", anything_else),
+        Case("Subclasses and mixins of a course exception keep its code", subclasses_and_mixins),
+        Case("The message never decides the code", text_does_not_decide),
+        Case(
+            "An exception whose str() and repr() raise still gets its code", unreadable_exceptions
+        ),
+    ]
+
+
+def check_failure_code(failure_code, *, out=print):
+    """Check a student's `failure_code` case by case; raise CheckFailed at the first miss."""
+    run_checks("failure_code", _cases(failure_code), out=out)

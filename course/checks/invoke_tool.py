@@ -1,0 +1,283 @@
+"""Visible checks for step 7: `invoke_tool`, end to end over the course's fixture tools.
+
+A compact tour of CONTRACT.md: one envelope under the original id, every failure code, no
+exception text in the envelope, the exact byte boundary, ownership in and out, and one handler
+call per `invoke_tool` call. Before the cases run, a short warm-up finds an earlier step that is
+unfinished or not loaded, so the message names that step rather than blaming `invoke_tool`.
+"""
+
+import json
+import traceback
+
+from course.assemble import load_course
+from course.checks.ownership import exact_type_problem
+from course.feedback import Case, CheckFailed, run_checks, show
+from course.tools import PRIVATE_MARKER, CallCounter, FixtureTools, fixture_tools
+
+ENVELOPE_KEYS = {"id", "ok", "value", "error"}
+
+
+def _request(tool, arguments, request_id=1):
+    return {"id": request_id, "tool": tool, "arguments": arguments}
+
+
+def envelope_problem(envelope, request_id, *, value=None, error=None):
+    """Return a sentence if `envelope` is not exactly the expected one, else None."""
+    if not isinstance(envelope, dict):
+        return f"`invoke_tool` should return a dict envelope, but it returned {show(envelope)}."
+    if set(envelope) != ENVELOPE_KEYS:
+        return (
+            f"The envelope should have exactly the keys id, ok, value and error: {show(envelope)}."
+        )
+    if envelope["id"] != request_id or type(envelope["id"]) is not type(request_id):
+        return f"The request id was {request_id!r} but the envelope says {show(envelope['id'])}."
+    expected_ok = error is None
+    if envelope["ok"] is not expected_ok:
+        return f"I expected ok to be {expected_ok} but the envelope is {show(envelope)}."
+    if envelope["error"] != error:
+        return f"I expected error {error!r} but the envelope is {show(envelope)}."
+    if error is not None:
+        return (
+            None
+            if envelope["value"] is None
+            else f"On failure value must be None: {show(envelope)}."
+        )
+    return exact_type_problem(value, envelope["value"], "the envelope's value")
+
+
+def _success(invoke_tool):
+    tools = fixture_tools()
+    envelope = invoke_tool(_request("lookup_user", {"user_id": "u-001"}, 7), tools)
+    expected = {"id": "u-001", "name": "山田 花子", "city": "東京", "role": "admin"}
+    problem = envelope_problem(envelope, 7, value=expected)
+    if problem:
+        return problem
+    envelope = invoke_tool(_request("convert_temperature", {"celsius": 100}), tools)
+    return envelope_problem(envelope, 1, value={"celsius": 100, "fahrenheit": 212.0})
+
+
+def _ids_kept(invoke_tool):
+    tools = fixture_tools()
+    user = {"id": "u-002", "name": "José Álvarez Núñez", "city": "Sevilla", "role": "editor"}
+    for request_id in (0, "", "0", "req-東京"):
+        success = invoke_tool(_request("lookup_user", {"user_id": "u-002"}, request_id), tools)
+        failure = invoke_tool(_request("lookup_user", {"user_id": "u-999"}, request_id), tools)
+        problem = envelope_problem(success, request_id, value=user) or envelope_problem(
+            failure, request_id, error="not_found"
+        )
+        if problem:
+            return problem
+    return None
+
+
+FAILURES = (
+    ("convert_temperature", {"celsius": "hot"}, "invalid_input"),
+    ("convert_temperature", {"celsius": -300}, "invalid_input"),
+    ("read_document", {"as_user": "u-002", "document_id": "d-001"}, "permission_denied"),
+    ("read_document", {"as_user": "u-002", "document_id": "d-999"}, "not_found"),
+    ("lookup_user", {"user_id": "u-999"}, "not_found"),
+    ("send_email", {"to": "u-001"}, "unknown_tool"),
+    ("usage_stats", {"user_id": "u-001"}, "tool_failed"),
+)
+
+
+def _failure_codes(invoke_tool):
+    for tool, arguments, code in FAILURES:
+        envelope = invoke_tool(_request(tool, arguments, 3), fixture_tools())
+        problem = envelope_problem(envelope, 3, error=code)
+        if problem:
+            return f"Calling {tool} with {show(arguments)}: {problem}"
+    return None
+
+
+def _nothing_leaks(invoke_tool):
+    envelope = invoke_tool(_request("usage_stats", {"user_id": "u-001"}, 4), fixture_tools())
+    text = show(envelope) if not isinstance(envelope, dict) else repr(envelope)
+    for secret in (PRIVATE_MARKER, "KeyError", "db=prod"):
+        if secret in text:
+            return (
+                f"The envelope holds {secret!r}, which comes from the exception: "
+                f"{show(envelope)}.\n"
+                "Only the code may reach the envelope, never the exception's text or type name."
+            )
+    return envelope_problem(envelope, 4, error="tool_failed")
+
+
+def _bad_results(invoke_tool):
+    checks = (
+        ("user_tags", {"user_id": "u-001"}, 4096, "invalid_result"),
+        ("export_everything", {}, 4096, "result_too_large"),
+    )
+    for tool, arguments, budget, code in checks:
+        envelope = invoke_tool(
+            _request(tool, arguments, 5), fixture_tools(), max_result_bytes=budget
+        )
+        problem = envelope_problem(envelope, 5, error=code)
+        if problem:
+            return f"Calling {tool}: {problem}"
+    return None
+
+
+def _exact_boundary(invoke_tool):
+    expected = {"id": "u-001", "name": "山田 花子", "city": "東京", "role": "admin"}
+    size = len(json.dumps(expected, ensure_ascii=False, allow_nan=False).encode("utf-8"))
+    request = _request("lookup_user", {"user_id": "u-001"}, 6)
+    envelope = invoke_tool(request, fixture_tools(), max_result_bytes=size)
+    problem = envelope_problem(envelope, 6, value=expected)
+    if problem:
+        return f"The value is exactly {size} UTF-8 bytes and the budget is {size}: {problem}"
+    envelope = invoke_tool(request, fixture_tools(), max_result_bytes=size - 1)
+    problem = envelope_problem(envelope, 6, error="result_too_large")
+    if problem:
+        return (
+            f"The value is {size} UTF-8 bytes and the budget is {size - 1}: {problem}\n"
+            "Count the bytes of the UTF-8 encoding, not the characters."
+        )
+    return None
+
+
+def _ownership(invoke_tool):
+    def grabby(arguments):
+        arguments["filters"]["roles"].append("admin")
+        return {"seen": arguments["filters"]["roles"]}
+
+    request = _request("grabby", {"filters": {"roles": ["viewer"]}}, 8)
+    envelope = invoke_tool(request, {"grabby": grabby})
+    if request["arguments"] != {"filters": {"roles": ["viewer"]}}:
+        return (
+            f"A handler that edits its nested arguments changed the request to {show(request)}.\n"
+            "Copy the arguments deeply before calling the handler (step 5)."
+        )
+    problem = envelope_problem(envelope, 8, value={"seen": ["viewer", "admin"]})
+    if problem:
+        return problem
+    service = FixtureTools()
+    envelope = invoke_tool(_request("team_roster", {"team_id": "t-100"}, 8), service.handlers())
+    if not isinstance(envelope, dict) or not isinstance(envelope.get("value"), dict):
+        return f"team_roster should succeed, but the envelope is {show(envelope)}."
+    envelope["value"]["members"][0].append("edited")
+    envelope["value"]["members"].append(["u-999", "intruder"])
+    if service.teams["t-100"]["members"] != [["u-001", "lead"], ["u-002", "member"]]:
+        return (
+            "Editing the returned members list changed the fixture's own records to "
+            f"{show(service.teams['t-100']['members'])}.\n"
+            "Return a fresh value decoded from the JSON text (step 5)."
+        )
+    return None
+
+
+def _one_call_each(invoke_tool):
+    tools = {name: CallCounter(handler) for name, handler in fixture_tools().items()}
+    runs = (
+        ("lookup_user", {"user_id": "u-001"}),
+        ("lookup_user", {"user_id": "u-999"}),
+        ("usage_stats", {"user_id": "u-001"}),
+        ("export_everything", {}),
+    )
+    for tool, arguments in runs:
+        before = tools[tool].calls
+        invoke_tool(_request(tool, arguments), tools)
+        if tools[tool].calls - before != 1:
+            return (
+                f"Calling {tool} with {show(arguments)} ran its handler "
+                f"{tools[tool].calls - before} times; it must run exactly once, never retried."
+            )
+    total = sum(counter.calls for counter in tools.values())
+    invoke_tool(_request("send_email", {}), tools)
+    if sum(counter.calls for counter in tools.values()) != total:
+        return "A request for an unknown tool ran a handler; no handler may run for it."
+    return None
+
+
+def _base_exception_propagates(invoke_tool):
+    error = KeyboardInterrupt()
+
+    def interrupted(arguments):
+        raise error
+
+    try:
+        outcome = invoke_tool(_request("slow", {}), {"slow": interrupted})
+    except KeyboardInterrupt as escaped:
+        if escaped is error:
+            return None
+        return "A KeyboardInterrupt came out, but not the very one the handler raised."
+    return f"A KeyboardInterrupt from the handler was caught and became {show(outcome)}."
+
+
+def cases(invoke_tool):
+    """The end-to-end cases for `invoke_tool`."""
+    return [
+        Case(
+            "A successful call returns one envelope with the value", lambda: _success(invoke_tool)
+        ),
+        Case('Ids 0, "" and "0" come back unchanged', lambda: _ids_kept(invoke_tool)),
+        Case("Every failure gets its code", lambda: _failure_codes(invoke_tool)),
+        Case("No exception text reaches the envelope", lambda: _nothing_leaks(invoke_tool)),
+        Case(
+            "Results outside the vocabulary or over the budget are refused",
+            lambda: _bad_results(invoke_tool),
+        ),
+        Case(
+            "A value of exactly max_result_bytes UTF-8 bytes passes; one byte more does not",
+            lambda: _exact_boundary(invoke_tool),
+        ),
+        Case(
+            "The handler cannot change the request, and the value is yours to edit",
+            lambda: _ownership(invoke_tool),
+        ),
+        Case(
+            "Each call runs the handler once, and none for an unknown tool",
+            lambda: _one_call_each(invoke_tool) or _base_exception_propagates(invoke_tool),
+        ),
+    ]
+
+
+def earlier_step_message(error, function_name, course=None):
+    """Name the earlier step behind an unfinished or missing function, or return None.
+
+    `invoke_tool` calls the functions of steps 1 to 6; when one of them is what raised
+    NotImplementedError or NameError, the student has to finish that step, not this one.
+    """
+    steps = (course or load_course()).steps
+    if isinstance(error, NameError):
+        culprit = getattr(error, "name", None)
+        reason = "is not defined here"
+    else:
+        frames = traceback.extract_tb(error.__traceback__)
+        culprit = frames[-1].name if frames else None
+        reason = "is not finished yet: it still raises NotImplementedError"
+    step = next((s for s in steps if culprit in s.defines and culprit != function_name), None)
+    if step is None:
+        return None
+    return (
+        f"`{function_name}` calls `{culprit}` from {step.label}, which {reason}.\n"
+        f"Finish and save {step.notebook}, then run the first code cell of this notebook "
+        "again (it loads your earlier work and says what it could not load)."
+    )
+
+
+def warm_up(invoke_tool, function_name="invoke_tool"):
+    """Run each path of `invoke_tool` once; raise CheckFailed if an earlier step is unfinished."""
+    requests = (
+        ("send_email", {}, 4096),
+        ("lookup_user", {"user_id": "u-001"}, 4096),
+        ("lookup_user", {"user_id": "u-999"}, 4096),
+        ("user_tags", {"user_id": "u-001"}, 4096),
+        ("lookup_user", {"user_id": "u-001"}, 1),
+    )
+    for tool, arguments, budget in requests:
+        try:
+            invoke_tool(_request(tool, arguments), fixture_tools(), max_result_bytes=budget)
+        except (NotImplementedError, NameError) as error:
+            message = earlier_step_message(error, function_name)
+            if message:
+                raise CheckFailed(message) from None
+            return  # invoke_tool itself: the cases report it
+        except Exception:
+            return  # a bug of invoke_tool's own: the cases report it with its context
+
+
+def check_invoke_tool(invoke_tool, *, out=print):
+    """Check the student's `invoke_tool` end to end, printing one line per case."""
+    warm_up(invoke_tool)
+    run_checks("invoke_tool", cases(invoke_tool), out=out)

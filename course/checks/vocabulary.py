@@ -1,0 +1,128 @@
+"""Visible check for step 3: `encode_json` writes vocabulary values and refuses everything else."""
+
+import enum
+import json
+
+from course.feedback import Case, run_checks, show
+
+
+class Priority(enum.IntEnum):
+    """An int subclass: json.dumps writes it as a number, but it is outside the vocabulary."""
+
+    HIGH = 1
+
+
+class Label(str):
+    """A str subclass: it looks like a string, but its type is not exactly str."""
+
+
+def _expected_text(value):
+    return json.dumps(value, ensure_ascii=False, allow_nan=False)
+
+
+def _nested(depth):
+    value = "bottom"
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def _cycle():
+    items = ["loop"]
+    items.append(items)
+    return items
+
+
+def _text_problem(encode_json, value):
+    """Return None when encode_json(value) is the expected JSON text, else a sentence saying why."""
+    expected = _expected_text(value)
+    try:
+        text = encode_json(value)
+    except (TypeError, ValueError) as error:
+        return (
+            f"encode_json({show(value)}) raised {type(error).__name__}, but that value is in "
+            "the vocabulary and should be encoded."
+        )
+    if text == expected:
+        return None
+    hint = ""
+    if isinstance(text, str) and "\\u" in text and "\\u" not in expected:
+        hint = "\nNon-ASCII characters came out as \\u escapes: pass ensure_ascii=False."
+    elif isinstance(text, bytes):
+        hint = "\nReturn the text (a str); the byte budget of step 4 encodes it."
+    return f"encode_json({show(value)}) returned {show(text)}; expected {show(expected)}.{hint}"
+
+
+def _refusal_problem(encode_json, value, why):
+    """Return None when encode_json(value) raises TypeError or ValueError, else a sentence."""
+    try:
+        text = encode_json(value)
+    except (TypeError, ValueError):
+        return None
+    return (
+        f"encode_json({show(value)}) returned {show(text)} instead of raising TypeError or "
+        f"ValueError. {why}"
+    )
+
+
+def _first(problems):
+    return next((problem for problem in problems if problem), None)
+
+
+def _cases(encode_json):
+    def plain_values():
+        values = (
+            {"name": "José", "age": 41, "admin": True, "score": 9.5, "manager": None},
+            ["a", 1, 2.0, False, None, [], {}],
+            -3,
+        )
+        return _first(_text_problem(encode_json, value) for value in values)
+
+    def falsy_values():
+        return _first(_text_problem(encode_json, v) for v in (None, False, 0, "", [], {}))
+
+    def non_ascii_as_itself():
+        values = ("東京", {"city": "Kraków", "mood": "🚀"}, 'tab\there, quote" there')
+        return _first(_text_problem(encode_json, value) for value in values)
+
+    def deep_and_shared():
+        shared = [1, 2]
+        return _first(
+            _text_problem(encode_json, v) for v in (_nested(50), {"a": shared, "b": shared})
+        )
+
+    def tuples_sets_bytes():
+        why = "json.dumps would quietly turn a tuple into a list; the vocabulary has no tuple."
+        values = ((1, 2), {"tags": {"café"}}, b"bytes", [object()])
+        return _first(_refusal_problem(encode_json, value, why) for value in values)
+
+    def not_finite():
+        why = "NaN and infinities are not JSON numbers; pass allow_nan=False or check first."
+        values = (float("nan"), [float("inf")], {"x": float("-inf")})
+        return _first(_refusal_problem(encode_json, value, why) for value in values)
+
+    def string_keys_only():
+        why = "json.dumps would turn this key into a string, so the value would not come back."
+        values = ({1: "one"}, {True: "yes"}, {"ok": {None: 0}})
+        return _first(_refusal_problem(encode_json, value, why) for value in values)
+
+    def exact_types_and_no_cycles():
+        why = "Only exact built-in types are in the vocabulary, and a cycle has no JSON form."
+        values = (Priority.HIGH, [Label("tag")], _cycle())
+        return _first(_refusal_problem(encode_json, value, why) for value in values)
+
+    return [
+        Case("Vocabulary values become the exact JSON text", plain_values),
+        Case("None, False, 0, '', [] and {} are encoded like any value", falsy_values),
+        Case("Non-ASCII text stays as itself (ensure_ascii=False)", non_ascii_as_itself),
+        Case("Deep nesting and a list used twice are fine", deep_and_shared),
+        Case("Tuples, sets, bytes and other objects are refused", tuples_sets_bytes),
+        Case("NaN and infinities are refused", not_finite),
+        Case("Dict keys that are not str are refused", string_keys_only),
+        Case("IntEnum members, str subclasses and cycles are refused", exact_types_and_no_cycles),
+    ]
+
+
+def check_encode_json(encode_json, *, out=print):
+    """Check a student's `encode_json` case by case; raise CheckFailed at the first miss."""
+    run_checks("encode_json", _cases(encode_json), out=out)

@@ -1,0 +1,1 @@
+"""Widgets that let a student explore what each step built, one module per step."""

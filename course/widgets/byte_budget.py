@@ -1,0 +1,142 @@
+"""Step 4's byte-budget explorer: type text, move the budget, watch bytes and the verdict.
+
+A browser test drives this widget by its CSS classes (budget-explorer, budget-text,
+budget-slider, budget-json, budget-chars, budget-size, budget-verdict), so keep them stable.
+"""
+
+import html
+import json
+
+import ipywidgets as widgets
+
+from course.feedback import safe_text, show
+
+MAX_ROWS = 80  # the character table stops here, so a long paste stays readable
+
+
+def reference_json(text):
+    """Return the JSON text the contract measures for the string `text`."""
+    return json.dumps(text, ensure_ascii=False, allow_nan=False)
+
+
+def json_text_for(encode_json, text):
+    """Return (JSON text, note): the student's encode_json output, or json.dumps with a note."""
+    expected = reference_json(text)
+    fallback = "so this uses json.dumps(text, ensure_ascii=False, allow_nan=False)."
+    try:
+        encoded = encode_json(text)
+    except NotImplementedError:
+        return expected, f"Your encode_json is not finished yet (step 3), {fallback}"
+    except Exception as error:
+        return expected, f"Your encode_json raised {type(error).__name__}, {fallback}"
+    if not isinstance(encoded, str):
+        return expected, f"Your encode_json returned {show(encoded)}, not text, {fallback}"
+    if encoded != expected:
+        return encoded, f"Note: json.dumps(text, ensure_ascii=False) would give {show(expected)}."
+    return encoded, ""
+
+
+def utf8_size(json_text):
+    """Return the UTF-8 size of `json_text`, or None when it cannot be encoded."""
+    try:
+        return len(json_text.encode("utf-8"))
+    except UnicodeEncodeError:
+        return None
+
+
+def printable(text):
+    """Return `text` with lone surrogates written as \\uXXXX, so the page can carry it.
+
+    A widget's value travels to the browser as UTF-8 JSON, which a lone surrogate would break.
+    """
+    return "".join(f"\\u{ord(c):04x}" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text)
+
+
+def _visible(char):
+    if char == " ":
+        return "␠"
+    if ord(char) < 32 or 0xD800 <= ord(char) <= 0xDFFF:
+        return f"U+{ord(char):04X}"
+    return char
+
+
+def character_table(json_text):
+    """Return an HTML table of each character of `json_text` and its UTF-8 byte cost."""
+    rows = []
+    for char in json_text[:MAX_ROWS]:
+        try:
+            encoded = char.encode("utf-8")
+            cost, shown_bytes = str(len(encoded)), encoded.hex(" ")
+        except UnicodeEncodeError:
+            cost, shown_bytes = "—", "cannot be encoded"
+        rows.append(
+            f"<tr><td><code>{html.escape(_visible(char))}</code></td>"
+            f"<td>U+{ord(char):04X}</td><td>{cost}</td><td><code>{shown_bytes}</code></td></tr>"
+        )
+    more = len(json_text) - MAX_ROWS
+    if more > 0:
+        rows.append(f"<tr><td colspan='4'>… and {more} more characters</td></tr>")
+    head = "<tr><th>character</th><th>code point</th><th>bytes</th><th>UTF-8</th></tr>"
+    return f"<table>{head}{''.join(rows)}</table>"
+
+
+def size_line(size, budget):
+    """Return e.g. "8 bytes (budget 8)"; the size always comes first."""
+    if size is None:
+        return f"no size: this text cannot be encoded as UTF-8 (budget {budget})"
+    return f"{size} bytes (budget {budget})"
+
+
+def verdict_line(budget_error, json_text, budget, size):
+    """Return the student's verdict in words; never raise."""
+    try:
+        verdict = budget_error(json_text, budget)
+    except NotImplementedError:
+        return "Your budget_error is not finished yet. Finish its exercise cell and run it."
+    except Exception as error:
+        return f"Your budget_error raised {type(error).__name__}: {safe_text(error)}"
+    measured = "this text" if size is None else f"{size} bytes"
+    if verdict is None:
+        return f"✓ fits: {measured} within a budget of {budget}"
+    if verdict == "result_too_large":
+        return f"✗ result_too_large: {measured}, over the budget of {budget}"
+    if verdict == "invalid_result":
+        return "✗ invalid_result: a lone surrogate cannot be encoded as UTF-8"
+    return f"Your budget_error returned {show(verdict)}, which is not a verdict of this step."
+
+
+def _html(css_class):
+    view = widgets.HTML()
+    view.add_class(css_class)
+    return view
+
+
+def byte_budget_explorer(encode_json, budget_error):
+    """Return the byte-budget explorer built on the student's encode_json and budget_error."""
+    text = widgets.Text(value="東京", description="Text:", continuous_update=True)
+    text.add_class("budget-text")
+    slider = widgets.IntSlider(
+        value=8, min=0, max=64, description="Budget:", continuous_update=True
+    )
+    slider.add_class("budget-slider")
+    json_view, chars, size_view, verdict, note = (
+        _html(name)
+        for name in ("budget-json", "budget-chars", "budget-size", "budget-verdict", "budget-note")
+    )
+
+    def render(_change=None):
+        json_text, note_text = json_text_for(encode_json, text.value)
+        size = utf8_size(json_text)
+        json_view.value = f"JSON text: <code>{html.escape(printable(json_text))}</code>"
+        chars.value = character_table(json_text)
+        size_view.value = html.escape(size_line(size, slider.value))
+        line = verdict_line(budget_error, json_text, slider.value, size)
+        verdict.value = html.escape(printable(line))
+        note.value = f"<small>{html.escape(printable(note_text))}</small>" if note_text else ""
+
+    text.observe(render, names="value")
+    slider.observe(render, names="value")
+    render()
+    box = widgets.VBox([text, slider, json_view, size_view, verdict, note, chars])
+    box.add_class("budget-explorer")
+    return box

@@ -1,0 +1,153 @@
+"""Step 2's explorer: pick an exception, see the student's code for it and whether text leaked."""
+
+import html
+
+import ipywidgets as widgets
+
+from course.feedback import safe_text, show
+from course.supplied import InvalidInputError, NotFoundError, PermissionDeniedError
+from course.tools import PRIVATE_MARKER, fixture_tools
+
+
+class UnknownCityError(NotFoundError):
+    """A handler's own lookup failure: a subclass of a course exception."""
+
+
+class BadDateError(InvalidInputError, ValueError):
+    """An input error that is also a built-in ValueError: a mixin."""
+
+
+class UnprintableError(InvalidInputError):
+    """An input error whose text cannot even be produced: str() and repr() raise."""
+
+    def __str__(self):
+        raise RuntimeError("this exception cannot describe itself")
+
+    __repr__ = __str__
+
+
+def _usage_stats_bug():
+    """Return the KeyError the usage_stats fixture tool raises: its message holds private text."""
+    try:
+        fixture_tools()["usage_stats"]({"user_id": "u-001"})
+    except KeyError as exc:
+        return exc
+    raise AssertionError("usage_stats was expected to fail")
+
+
+# Each example: a label for the dropdown, a function building a fresh exception, and the code
+# the course expects. Building on demand keeps one pick from affecting the next.
+EXAMPLES = (
+    (
+        "InvalidInputError: bad celsius",
+        lambda: InvalidInputError("celsius 'warm'"),
+        "invalid_input",
+    ),
+    (
+        "PermissionDeniedError: private document",
+        lambda: PermissionDeniedError("u-002 may not read d-001"),
+        "permission_denied",
+    ),
+    ("NotFoundError: unknown user", lambda: NotFoundError("no user with id 'u-999'"), "not_found"),
+    (
+        "UnknownCityError (a NotFoundError subclass)",
+        lambda: UnknownCityError("no city 'Atlantis'"),
+        "not_found",
+    ),
+    (
+        "BadDateError (InvalidInputError + ValueError)",
+        lambda: BadDateError("2024-02-30"),
+        "invalid_input",
+    ),
+    ("KeyError from usage_stats (private marker)", _usage_stats_bug, "tool_failed"),
+    (
+        "built-in PermissionError",
+        lambda: PermissionError(f"[Errno 13] Permission denied: '/srv/{PRIVATE_MARKER}/keys'"),
+        "tool_failed",
+    ),
+    ("built-in ValueError", lambda: ValueError(f"bad row {PRIVATE_MARKER}"), "tool_failed"),
+    ("ZeroDivisionError", lambda: ZeroDivisionError("division by zero"), "tool_failed"),
+    ("an InvalidInputError whose str() raises", lambda: UnprintableError(), "invalid_input"),
+)
+
+
+def private_fragments(exc):
+    """Return the pieces of an exception's text that must never reach an envelope."""
+    pieces = [type(exc).__name__, PRIVATE_MARKER, safe_text(exc)]
+    pieces.extend(safe_text(arg) for arg in exc.args)
+    # Very short pieces (such as an empty message) would match almost any code by accident.
+    return [piece for piece in dict.fromkeys(pieces) if len(piece) >= 4]
+
+
+def leaked_fragments(code, exc):
+    """Return the private pieces of `exc` that show up in the text of `code`."""
+    text = safe_text(code)
+    return [piece for piece in private_fragments(exc) if piece in text]
+
+
+def _code_line(failure_code, exc, expected):
+    try:
+        code = failure_code(exc)
+    except NotImplementedError:
+        return None, (
+            "Your <code>failure_code</code> is not finished yet. Finish its exercise cell, run "
+            "it, then run this cell again."
+        )
+    except Exception as error:
+        return None, (
+            f"Your <code>failure_code</code> raised <code>{type(error).__name__}</code>: "
+            f"{html.escape(safe_text(error))}. It must return a code for every exception, "
+            "without reading the exception's text."
+        )
+    verdict = "✓ the course's code" if code == expected else f"✗ the course expects {expected!r}"
+    shown = html.escape(show(code))
+    return code, f"Your <code>failure_code</code> returns <code>{shown}</code> ({verdict})."
+
+
+def _leak_line(code, exc):
+    leaks = leaked_fragments(code, exc)
+    if not leaks:
+        return "<span style='color:#1b5e20'>No text of the exception reached the code.</span>"
+    shown = ", ".join(f"<code>{html.escape(piece)}</code>" for piece in leaks)
+    return (
+        "<span style='color:#b00020; font-weight:bold'>⚠ Leak: the code carries text of the "
+        f"exception ({shown}). That text would reach the model.</span>"
+    )
+
+
+def _private_line(exc):
+    return (
+        f"Stays private: type <code>{type(exc).__name__}</code>, message "
+        f"<i>{html.escape(safe_text(exc))}</i>"
+    )
+
+
+def failure_code_explorer(failure_code):
+    """Return a widget: choose an exception and see the student's code and any leak."""
+    pick = widgets.Dropdown(
+        options=[(label, index) for index, (label, _, _) in enumerate(EXAMPLES)],
+        value=0,
+        description="Exception:",
+        layout=widgets.Layout(width="max-content"),
+    )
+    pick.add_class("failure-pick")
+    private = widgets.HTML()
+    private.add_class("failure-private")
+    code_view = widgets.HTML()
+    code_view.add_class("failure-code")
+    leak_view = widgets.HTML()
+    leak_view.add_class("failure-leak")
+
+    def render(_change=None):
+        _, build, expected = EXAMPLES[pick.value]
+        exc = build()
+        private.value = _private_line(exc)
+        code, sentence = _code_line(failure_code, exc, expected)
+        code_view.value = sentence
+        leak_view.value = "" if code is None else _leak_line(code, exc)
+
+    pick.observe(render, names="value")
+    render()
+    box = widgets.VBox([pick, private, code_view, leak_view])
+    box.add_class("failure-explorer")
+    return box

@@ -1,0 +1,133 @@
+"""Step 6's call counter: pick how a handler behaves, press "call", count the handler's runs.
+
+Every press calls the student's `call_once` once, with a handler wrapped in the course's
+`CallCounter`. Whatever the handler does, the count should go up by exactly one per press; the
+flaky handler, which fails the first time only, is the one a retry would hide.
+"""
+
+import html
+
+import ipywidgets as widgets
+
+from course.feedback import safe_text, show
+from course.supplied import NotFoundError
+from course.tools import CallCounter
+
+
+def _succeeds(attempt):
+    return {"sent": True, "to": "ana@example.com"}
+
+
+def _not_found(attempt):
+    raise NotFoundError("no mailbox for ana@example.com")
+
+
+def _bug(attempt):
+    raise KeyError("smtp-relay-7")
+
+
+def _flaky(attempt):
+    if attempt == 1:
+        raise TimeoutError("the mail server did not answer in time")
+    return {"sent": True, "to": "ana@example.com"}
+
+
+# Label → behaviour; each behaviour gets the attempt number (1 for the handler's first run).
+BEHAVIOURS = (
+    ("succeeds", _succeeds),
+    ("raises NotFoundError (an expected failure)", _not_found),
+    ("raises KeyError (a bug)", _bug),
+    ("flaky: fails the first time, then succeeds", _flaky),
+)
+
+
+class ActingHandler:
+    """A handler that acts out a behaviour, telling it which run this is (1 for the first)."""
+
+    def __init__(self, behaviour):
+        self.behaviour = behaviour
+        self.runs = 0
+
+    def __call__(self, arguments):
+        self.runs += 1
+        return self.behaviour(self.runs)
+
+
+def counted_handler(behaviour):
+    """Return a CallCounter around a handler that acts out `behaviour`."""
+    return CallCounter(ActingHandler(behaviour))
+
+
+def describe_outcome(outcome):
+    """Say in words what `call_once` returned."""
+    if not isinstance(outcome, tuple | list) or len(outcome) != 2:
+        return f"⚠ <code>call_once</code> returned {html.escape(show(outcome))}, not a pair."
+    ok, result = outcome
+    if ok is True:
+        return f"<code>call_once</code> returned <code>(True, {html.escape(show(result))})</code>."
+    if ok is False and isinstance(result, BaseException):
+        return (
+            f"<code>call_once</code> returned <code>(False, {type(result).__name__}(…))</code>: "
+            "the failure is reported, not retried."
+        )
+    return f"⚠ <code>call_once</code> returned {html.escape(show(outcome))}."
+
+
+def run_call_once(call_once, counter):
+    """Call the student's `call_once` once; return a sentence about its outcome."""
+    try:
+        outcome = call_once(counter, {"to": "ana@example.com"})
+    except NotImplementedError:
+        return (
+            "Your <code>call_once</code> is not finished yet. Finish its exercise cell, run it, "
+            "then press call again."
+        )
+    except Exception as error:
+        return (
+            f"⚠ Your <code>call_once</code> let <code>{type(error).__name__}</code> escape "
+            f"({html.escape(safe_text(error))}); it should return <code>(False, exception)</code>."
+        )
+    return describe_outcome(outcome)
+
+
+def count_line(total, this_press):
+    """Say how many times the handler ran, in all and for the last press."""
+    if this_press == 1:
+        verdict = "This press ran it ✓ exactly once."
+    elif this_press == 0:
+        verdict = "This press did not run it."
+    else:
+        verdict = f"⚠ This press ran it {this_press} times: that is a retry."
+    return f"Handler runs so far: <b>{total}</b>. {verdict}"
+
+
+def call_counter_explorer(call_once):
+    """Return a widget that calls the student's `call_once` on a handler of a chosen behaviour."""
+    labels = [label for label, _behaviour in BEHAVIOURS]
+    behaviour_pick = widgets.Dropdown(options=labels, value=labels[0], description="handler")
+    behaviour_pick.add_class("no-retry-behaviour")
+    call_button = widgets.Button(description="call")
+    call_button.add_class("no-retry-call")
+    counter_line = widgets.HTML()
+    counter_line.add_class("no-retry-counter")
+    result_line = widgets.HTML()
+    result_line.add_class("no-retry-result")
+    state = {}
+
+    def start_over(_change=None):
+        state["counter"] = counted_handler(dict(BEHAVIOURS)[behaviour_pick.value])
+        counter_line.value = "Handler runs so far: <b>0</b>. Press call."
+        result_line.value = ""
+
+    def press(_button=None):
+        counter = state["counter"]
+        before = counter.calls
+        result_line.value = run_call_once(call_once, counter)
+        counter_line.value = count_line(counter.calls, counter.calls - before)
+
+    behaviour_pick.observe(start_over, names="value")
+    call_button.on_click(press)
+    start_over()
+    box = widgets.VBox([widgets.HBox([behaviour_pick, call_button]), counter_line, result_line])
+    box.add_class("no-retry-explorer")
+    return box

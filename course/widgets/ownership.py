@@ -1,0 +1,151 @@
+"""Step 5's ownership explorer: edit what `team_roster` returned and watch the fixture.
+
+The fixture tool hands out the very lists its records hold. With "decode a fresh value" off, the
+explorer edits the handler's return value as it is, and the fixture changes with it. With it on,
+the value first crosses the boundary as JSON text and comes back through the student's
+`fresh_value`, so the edit stays on the student's side.
+"""
+
+import copy
+import html
+import json
+
+import ipywidgets as widgets
+
+from course.feedback import safe_text, show
+from course.tools import FixtureTools
+
+TEAM_IDS = ("t-100", "t-200")
+
+
+def add_member(value):
+    """The "add a member" edit: append a new pair to the returned members list."""
+    value["members"].append(["u-004", "guest"])
+
+
+def rename_first_member(value):
+    """The "edit a member" edit: change the role inside the first member's nested list."""
+    value["members"][0][1] = "on leave"
+
+
+def _json(value):
+    """One line per top-level key, so a roster's nested lists stay readable."""
+    if not isinstance(value, dict):
+        return html.escape(json.dumps(value, ensure_ascii=False))
+    lines = [
+        f"  {json.dumps(key, ensure_ascii=False)}: {json.dumps(item, ensure_ascii=False)}"
+        for key, item in value.items()
+    ]
+    return html.escape("{\n" + ",\n".join(lines) + "\n}")
+
+
+def returned_value(service, team_id, fresh_on, fresh_value):
+    """Call team_roster once; return (value to edit, None) or (None, a sentence why not)."""
+    returned = service.team_roster({"team_id": team_id})
+    if not fresh_on:
+        return returned, None
+    text = json.dumps(returned, ensure_ascii=False)
+    try:
+        value = fresh_value(text)
+    except NotImplementedError:
+        return None, (
+            "Your <code>fresh_value</code> is not finished yet, so there is no fresh value to "
+            "edit. Finish its exercise cell and run it, or switch the toggle off."
+        )
+    except Exception as error:
+        return None, (
+            f"Your <code>fresh_value</code> raised <code>{type(error).__name__}</code>: "
+            f"{html.escape(safe_text(error))}"
+        )
+    if not isinstance(value, dict) or not isinstance(value.get("members"), list):
+        return None, (
+            f"Your <code>fresh_value</code> returned {html.escape(show(value))}, not the decoded "
+            "roster, so there is nothing to edit."
+        )
+    return value, None
+
+
+def verdict(changed, fresh_on):
+    """One sentence on whether the last edit changed the fixture, and why."""
+    if changed and fresh_on:
+        return (
+            "⚠ The fixture changed even though the value went through "
+            "<code>fresh_value</code>: it must decode a new value, sharing nothing."
+        )
+    if changed:
+        return (
+            "⚠ The fixture changed. The handler returned its own lists, and editing the "
+            "returned value edited the records themselves."
+        )
+    if fresh_on:
+        return "✓ The fixture is unchanged: you edited a fresh value decoded from the JSON text."
+    return "The fixture is unchanged."
+
+
+def idle_note(differs_from_start):
+    """What the status says between edits."""
+    if differs_from_start:
+        return "The fixture still holds an earlier edit. Press reset the fixture to start over."
+    return "The fixture is as it started. Edit the returned value to see what happens."
+
+
+def ownership_explorer(fresh_value):
+    """Return a widget that edits team_roster's returned value, with or without a fresh decode."""
+    state = {"service": FixtureTools()}
+    team_pick = widgets.Dropdown(options=list(TEAM_IDS), value=TEAM_IDS[0], description="team")
+    team_pick.add_class("ownership-team")
+    fresh_toggle = widgets.ToggleButton(value=False, description="decode a fresh value")
+    fresh_toggle.add_class("ownership-fresh-toggle")
+    add_button = widgets.Button(description="add a member")
+    add_button.add_class("ownership-add")
+    edit_button = widgets.Button(description="edit the first member")
+    edit_button.add_class("ownership-edit")
+    reset_button = widgets.Button(description="reset the fixture")
+    reset_button.add_class("ownership-reset")
+    status = widgets.HTML()
+    status.add_class("ownership-status")
+    edited = widgets.HTML()
+    edited.add_class("ownership-value")
+    fixture = widgets.HTML()
+    fixture.add_class("ownership-fixture")
+    originals = {team: copy.deepcopy(state["service"].teams[team]) for team in TEAM_IDS}
+
+    def record():
+        return state["service"].teams[team_pick.value]
+
+    def show_fixture(note=None):
+        fixture.value = (
+            f"<b>The fixture's record for {team_pick.value} now holds:</b>"
+            f"<pre>{_json(record())}</pre>"
+        )
+        status.value = note or idle_note(record() != originals[team_pick.value])
+
+    def apply(edit):
+        value, problem = returned_value(
+            state["service"], team_pick.value, fresh_toggle.value, fresh_value
+        )
+        if problem:
+            edited.value = ""
+            show_fixture(problem)
+            return
+        before = copy.deepcopy(record())
+        edit(value)
+        edited.value = f"<b>The value you edited:</b><pre>{_json(value)}</pre>"
+        show_fixture(verdict(record() != before, fresh_toggle.value))
+
+    def reset(_button=None):
+        state["service"] = FixtureTools()
+        edited.value = ""
+        show_fixture()
+
+    add_button.on_click(lambda _button: apply(add_member))
+    edit_button.on_click(lambda _button: apply(rename_first_member))
+    reset_button.on_click(reset)
+    team_pick.observe(lambda _change: show_fixture(), names="value")
+    fresh_toggle.observe(lambda _change: show_fixture(), names="value")
+    show_fixture()
+    controls = widgets.HBox([team_pick, fresh_toggle])
+    buttons = widgets.HBox([add_button, edit_button, reset_button])
+    box = widgets.VBox([controls, buttons, status, widgets.HBox([edited, fixture])])
+    box.add_class("ownership-explorer")
+    return box

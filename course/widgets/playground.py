@@ -1,0 +1,157 @@
+"""Step 7's playground: send any request to the fixture tools through the student's `invoke_tool`.
+
+The student picks a tool, writes its arguments as JSON, sets the request id and the byte budget,
+and presses Run. The playground shows the request, the envelope that came back, its size in
+UTF-8 bytes and how many times a handler ran. Every problem, from a typo in the JSON to an
+unfinished `invoke_tool`, is told in a plain sentence, never as a traceback.
+"""
+
+import html
+import json
+from types import MappingProxyType
+
+import ipywidgets as widgets
+
+from course.feedback import safe_text, show
+from course.tools import CallCounter, fixture_tools
+
+UNKNOWN_TOOL = "send_email"
+# Arguments that make each tool do something worth seeing; read-only, shared by every playground.
+EXAMPLE_ARGUMENTS = MappingProxyType(
+    {
+        "lookup_user": '{"user_id": "u-001"}',
+        "read_document": '{"as_user": "u-002", "document_id": "d-001"}',
+        "convert_temperature": '{"celsius": 21.5}',
+        "team_roster": '{"team_id": "t-100"}',
+        "export_everything": '{"copies": 40}',
+        "user_tags": '{"user_id": "u-004"}',
+        "usage_stats": '{"user_id": "u-001"}',
+        UNKNOWN_TOOL: '{"to": "u-001", "subject": "hello"}',
+    }
+)
+
+
+def tool_options():
+    """The tool names to pick from: the fixture tools, then one that is not registered."""
+    return [*fixture_tools(), UNKNOWN_TOOL]
+
+
+def parse_request_id(text):
+    """Digits become an int id; text in double quotes becomes that string; anything else stays."""
+    text = text.strip()
+    if text.isascii() and text.isdigit():
+        return int(text)
+    if len(text) >= 2 and text.startswith('"') and text.endswith('"'):
+        return text[1:-1]
+    return text
+
+
+def parse_arguments(text):
+    """Return (arguments, None), or (None, a sentence saying what is wrong with the JSON)."""
+    try:
+        arguments = json.loads(text)
+    except json.JSONDecodeError as error:
+        return None, (
+            f"The arguments are not valid JSON: {html.escape(error.msg)} at line {error.lineno}, "
+            f"column {error.colno}. Fix the text and press Run again."
+        )
+    if not isinstance(arguments, dict):
+        return None, (
+            'The arguments must be a JSON object in braces, such as {"user_id": "u-001"}, '
+            f"not {html.escape(show(arguments))}."
+        )
+    return arguments, None
+
+
+def _pretty(value):
+    try:
+        return json.dumps(value, ensure_ascii=False, indent=2)
+    except (TypeError, ValueError):
+        return show(value)
+
+
+def envelope_size_line(envelope, budget):
+    """Say how many UTF-8 bytes the envelope and its value take, next to the budget."""
+    if not isinstance(envelope, dict):
+        return "⚠ An envelope is a dict with the keys id, ok, value and error."
+    try:
+        whole = len(json.dumps(envelope, ensure_ascii=False).encode("utf-8"))
+        value = len(json.dumps(envelope.get("value"), ensure_ascii=False).encode("utf-8"))
+    except (TypeError, ValueError):
+        return "⚠ This envelope cannot be written as JSON text, so it cannot cross the boundary."
+    return (
+        f"The envelope is {whole} bytes of UTF-8 JSON; its value is {value} bytes "
+        f"(budget: {budget} bytes)."
+    )
+
+
+def run_request(invoke_tool, request, budget):
+    """Run one request on fresh fixture tools; return (envelope, handler runs, problem)."""
+    tools = {name: CallCounter(handler) for name, handler in fixture_tools().items()}
+    try:
+        envelope = invoke_tool(request, tools, max_result_bytes=budget)
+    except NotImplementedError:
+        problem = (
+            "Your <code>invoke_tool</code>, or a step it calls, is not finished yet. The check "
+            "above says which; finish it, run its cell, then press Run again."
+        )
+        return None, 0, problem
+    except Exception as error:
+        problem = (
+            f"Your <code>invoke_tool</code> raised <code>{type(error).__name__}</code> "
+            f"({html.escape(safe_text(error))}) instead of returning an envelope. "
+            "Run the check above to see where."
+        )
+        return None, 0, problem
+    return envelope, sum(counter.calls for counter in tools.values()), None
+
+
+def playground(invoke_tool):
+    """Return the playground widget, wired to the student's `invoke_tool`."""
+    options = tool_options()
+    tool_pick = widgets.Dropdown(options=options, value=options[0], description="tool")
+    tool_pick.add_class("playground-tool")
+    arguments_box = widgets.Textarea(
+        value=EXAMPLE_ARGUMENTS[options[0]], description="arguments", rows=4
+    )
+    arguments_box.add_class("playground-arguments")
+    id_box = widgets.Text(value="1", description="request id", placeholder='7, or "0" for a str')
+    id_box.add_class("playground-id")
+    budget = widgets.IntSlider(value=4096, min=0, max=8192, description="max bytes")
+    budget.add_class("playground-budget")
+    run_button = widgets.Button(description="Run", button_style="primary")
+    run_button.add_class("playground-run")
+    request_view = widgets.HTML()
+    request_view.add_class("playground-request")
+    envelope_view = widgets.HTML()
+    envelope_view.add_class("playground-envelope")
+    message = widgets.HTML()
+    message.add_class("playground-message")
+
+    def pick_tool(change):
+        arguments_box.value = EXAMPLE_ARGUMENTS.get(change["new"], "{}")
+
+    def run(_button=None):
+        request_view.value = envelope_view.value = message.value = ""
+        arguments, problem = parse_arguments(arguments_box.value)
+        if problem:
+            message.value = problem
+            return
+        request = {"id": parse_request_id(id_box.value), "tool": tool_pick.value}
+        request["arguments"] = arguments
+        request_view.value = f"<b>Request</b><pre>{html.escape(_pretty(request))}</pre>"
+        envelope, runs, problem = run_request(invoke_tool, request, budget.value)
+        if problem:
+            message.value = problem
+            return
+        envelope_view.value = f"<b>Envelope</b><pre>{html.escape(_pretty(envelope))}</pre>"
+        message.value = (
+            f"{envelope_size_line(envelope, budget.value)}<br>Handler runs: <b>{runs}</b>."
+        )
+
+    tool_pick.observe(pick_tool, names="value")
+    run_button.on_click(run)
+    controls = widgets.VBox([tool_pick, arguments_box, id_box, budget, run_button])
+    box = widgets.VBox([controls, message, widgets.HBox([request_view, envelope_view])])
+    box.add_class("playground")
+    return box

@@ -1,0 +1,162 @@
+"""Step 1's stepper: one request walked to its envelope, for a success and for a failure.
+
+The stages are "start" (the request), "1" (the handler runs or raises), "2" (the outcome is
+classified) and "3" (the student's `make_envelope` builds the envelope). Every stage shows the
+request id, so a student sees it carried through, whichever way the call goes.
+"""
+
+import html
+import json
+
+import ipywidgets as widgets
+
+from course.feedback import safe_text, show
+from course.supplied import InvalidInputError, NotFoundError, PermissionDeniedError
+from course.tools import fixture_tools
+
+STAGES = ("start", "1", "2", "3")
+# Two requests against the fixture tools: one succeeds, one is refused on purpose.
+REQUESTS = {
+    "success": {"id": "req-42", "tool": "lookup_user", "arguments": {"user_id": "u-001"}},
+    "failure": {
+        "id": 0,
+        "tool": "read_document",
+        "arguments": {"document_id": "d-001", "as_user": "u-002"},
+    },
+}
+# The classification step 2 teaches; the stepper only needs it to name the code.
+EXPECTED_CODES = (
+    (InvalidInputError, "invalid_input"),
+    (PermissionDeniedError, "permission_denied"),
+    (NotFoundError, "not_found"),
+)
+
+
+def _code_for(exc):
+    return next((code for cls, code in EXPECTED_CODES if isinstance(exc, cls)), "tool_failed")
+
+
+def run_request(request):
+    """Call the request's fixture tool once; return (True, value) or (False, exception)."""
+    handler = fixture_tools()[request["tool"]]
+    try:
+        return True, handler(dict(request["arguments"]))
+    except Exception as exc:
+        return False, exc
+
+
+def _json(value):
+    return html.escape(json.dumps(value, ensure_ascii=False, indent=1))
+
+
+def _id_badge(request_id, label="id"):
+    shown = html.escape(show(request_id))
+    return f"<span class='stepper-id'><b>{label}:</b> <code>{shown}</code></span>"
+
+
+def _stage_start(request, outcome, make_envelope):
+    return (
+        "<b>The request arrives.</b> It names a tool and its arguments, under an id.<br>"
+        f"<pre>{_json(request)}</pre>"
+    )
+
+
+def _stage_handler(request, outcome, make_envelope):
+    succeeded, result = outcome
+    call = f"<code>{html.escape(request['tool'])}(arguments)</code>"
+    if succeeded:
+        return f"<b>The handler runs.</b> {call} returns:<pre>{_json(result)}</pre>"
+    return (
+        f"<b>The handler raises.</b> {call} raised <code>{type(result).__name__}</code>.<br>"
+        "Its message stays on the server side, private: "
+        f"<i>{html.escape(safe_text(result))}</i>"
+    )
+
+
+def _stage_classify(request, outcome, make_envelope):
+    succeeded, result = outcome
+    if succeeded:
+        return (
+            "<b>The outcome is classified.</b> The handler returned, so this is a success: "
+            "<code>ok</code> will be <code>True</code> and the value travels on."
+        )
+    code = _code_for(result)
+    kind = "an unexpected" if code == "tool_failed" else "an expected"
+    return (
+        f"<b>The outcome is classified.</b> <code>{type(result).__name__}</code> is {kind} "
+        f"failure, so its stable code is <code>{code}</code> (step 2 builds this mapping). "
+        "Only the code travels on; the message does not."
+    )
+
+
+def _stage_envelope(request, outcome, make_envelope):
+    succeeded, result = outcome
+    request_id = request["id"]
+    try:
+        if succeeded:
+            envelope = make_envelope(request_id, value=result)
+        else:
+            envelope = make_envelope(request_id, error=_code_for(result))
+    except NotImplementedError:
+        return (
+            "<b>The envelope.</b> Your <code>make_envelope</code> is not finished yet, so there "
+            "is no envelope to show. Finish its exercise cell, run it, then run this cell again."
+        )
+    except Exception as error:
+        return (
+            f"<b>The envelope.</b> Your <code>make_envelope</code> raised "
+            f"<code>{type(error).__name__}</code>: {html.escape(safe_text(error))}"
+        )
+    heading = "<b>The envelope, built by your <code>make_envelope</code>:</b>"
+    return heading + _envelope_view(envelope, request_id)
+
+
+def _envelope_view(envelope, request_id):
+    try:
+        shown = f"<pre>{_json(envelope)}</pre>"
+    except (TypeError, ValueError):
+        shown = f"<pre>{html.escape(show(envelope))}</pre>"
+    same_id = isinstance(envelope, dict) and envelope.get("id", object()) == request_id
+    if same_id and type(envelope["id"]) is type(request_id):
+        return (
+            shown + "<div class='stepper-verdict'>✓ The request's id came through unchanged.</div>"
+        )
+    got = envelope.get("id") if isinstance(envelope, dict) else envelope
+    return shown + (
+        "<div class='stepper-verdict' style='color:#b00020'>⚠ The envelope's id is "
+        f"{html.escape(show(got))}, but the request's id was {html.escape(show(request_id))}.</div>"
+    )
+
+
+# What each stage shows; every view takes (request, outcome, make_envelope).
+STAGE_VIEWS = {
+    "start": _stage_start,
+    "1": _stage_handler,
+    "2": _stage_classify,
+    "3": _stage_envelope,
+}
+
+
+def envelope_stepper(make_envelope):
+    """Return a widget that walks a request to its envelope, stage by stage."""
+    outcome_pick = widgets.ToggleButtons(options=["success", "failure"], value="success")
+    outcome_pick.add_class("stepper-outcome")
+    stage_pick = widgets.ToggleButtons(options=list(STAGES), value="start")
+    stage_pick.add_class("stepper-stage")
+    id_line = widgets.HTML()
+    id_line.add_class("stepper-id-line")
+    view = widgets.HTML()
+    view.add_class("stepper-view")
+
+    def render(_change=None):
+        request = REQUESTS[outcome_pick.value]
+        outcome = run_request(request)
+        id_line.value = _id_badge(request["id"], label=f"request id at stage {stage_pick.value}")
+        view.value = STAGE_VIEWS[stage_pick.value](request, outcome, make_envelope)
+
+    outcome_pick.observe(render, names="value")
+    stage_pick.observe(render, names="value")
+    render()
+    box = widgets.VBox([outcome_pick, stage_pick, id_line, view])
+    box.add_class("envelope-stepper")
+    return box

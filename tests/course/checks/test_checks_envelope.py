@@ -1,0 +1,92 @@
+"""Step 1's check passes the reference and names what is wrong with realistic mistakes."""
+
+from pathlib import Path
+
+import pytest
+
+from course.assemble import load_course, notebook_exercise_cells, run_cells
+from course.checks.envelope import check_make_envelope
+from course.feedback import CheckFailed
+
+NOTEBOOK = Path(__file__).resolve().parents[3] / "solutions/bounded_results/01-the-envelope.ipynb"
+
+
+def reference_make_envelope():
+    """Return `make_envelope` as the solution notebook's exercise cell defines it."""
+    namespace = {}
+    assert run_cells(notebook_exercise_cells(NOTEBOOK, load_course()).cells, namespace) == ()
+    return namespace["make_envelope"]
+
+
+def failure_of(make_envelope):
+    with pytest.raises(CheckFailed) as caught:
+        check_make_envelope(make_envelope, out=lambda line: None)
+    return str(caught.value)
+
+
+def test_the_reference_passes_every_case():
+    lines = []
+    check_make_envelope(reference_make_envelope(), out=lines.append)
+    assert lines[-1] == "All 6 checks of `make_envelope` passed."
+    assert all(line.startswith("✓") for line in lines[:-1])
+
+
+def test_any_key_order_and_a_helper_of_the_students_own_are_accepted():
+    def ordered(request_id, ok, value, error):
+        return {"error": error, "value": value, "ok": ok, "id": request_id}
+
+    def make_envelope(request_id, *, value=None, error=None):
+        if error is not None:
+            return ordered(request_id, False, None, error)
+        return ordered(request_id, True, value, None)
+
+    lines = []
+    check_make_envelope(make_envelope, out=lines.append)
+    assert lines[-1] == "All 6 checks of `make_envelope` passed."
+
+
+def test_ok_given_as_an_int_is_caught_with_a_hint_about_bools():
+    def make_envelope(request_id, *, value=None, error=None):
+        ok = 1 if error is None else 0
+        return {"id": request_id, "ok": ok, "value": value, "error": error}
+
+    message = failure_of(make_envelope)
+    assert "'ok' is 1 (int)" in message
+    assert "must be the bool True or False" in message
+
+
+def test_replacing_a_falsy_id_is_caught():
+    def make_envelope(request_id, *, value=None, error=None):
+        request_id = request_id or "unknown"
+        if error is None:
+            return {"id": request_id, "ok": True, "value": value, "error": None}
+        return {"id": request_id, "ok": False, "value": None, "error": error}
+
+    message = failure_of(make_envelope)
+    assert message.startswith('The ids 0, "", "0"')
+    assert "'unknown'" in message
+
+
+def test_treating_an_empty_value_as_a_failure_is_caught():
+    def make_envelope(request_id, *, value=None, error=None):
+        if value:
+            return {"id": request_id, "ok": True, "value": value, "error": None}
+        return {"id": request_id, "ok": False, "value": None, "error": error}
+
+    message = failure_of(make_envelope)
+    assert "make_envelope('req-" in message
+    assert "'ok' is False (bool)" in message
+
+
+def test_a_missing_key_is_named():
+    def make_envelope(request_id, *, value=None, error=None):
+        return {"id": request_id, "ok": error is None, "value": value}
+
+    assert "exactly the keys 'error', 'id', 'ok' and 'value'" in failure_of(make_envelope)
+
+
+def test_an_unfinished_exercise_gets_the_not_finished_message():
+    def make_envelope(request_id, *, value=None, error=None):
+        raise NotImplementedError()
+
+    assert "`make_envelope` is not finished yet" in failure_of(make_envelope)

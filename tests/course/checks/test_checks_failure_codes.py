@@ -1,0 +1,102 @@
+"""Step 2's check passes the reference and names what is wrong with realistic mistakes."""
+
+from pathlib import Path
+
+import pytest
+
+from course.assemble import load_course, notebook_exercise_cells, run_cells
+from course.checks.failure_codes import check_failure_code
+from course.feedback import CheckFailed
+from course.supplied import InvalidInputError, NotFoundError, PermissionDeniedError
+
+NOTEBOOK = Path(__file__).resolve().parents[3] / "solutions/bounded_results/02-failure-codes.ipynb"
+CODES = {
+    "InvalidInputError": "invalid_input",
+    "PermissionDeniedError": "permission_denied",
+    "NotFoundError": "not_found",
+}
+
+
+def reference_failure_code():
+    """Return `failure_code` as the solution notebook's exercise cell defines it."""
+    namespace = {}
+    assert run_cells(notebook_exercise_cells(NOTEBOOK, load_course()).cells, namespace) == ()
+    return namespace["failure_code"]
+
+
+def failure_of(failure_code):
+    with pytest.raises(CheckFailed) as caught:
+        check_failure_code(failure_code, out=lambda line: None)
+    return str(caught.value)
+
+
+def test_the_reference_passes_every_case():
+    lines = []
+    check_failure_code(reference_failure_code(), out=lines.append)
+    assert lines[-1] == "All 6 checks of `failure_code` passed."
+
+
+def test_a_table_walked_with_isinstance_and_logging_is_accepted():
+    import logging
+
+    table = ((NotFoundError, "not_found"), (InvalidInputError, "invalid_input"))
+    table += ((PermissionDeniedError, "permission_denied"),)
+
+    def failure_code(exc):
+        logging.getLogger("test.private").debug("handler failed", exc_info=exc)
+        return next((code for cls, code in table if isinstance(exc, cls)), "tool_failed")
+
+    lines = []
+    check_failure_code(failure_code, out=lines.append)
+    assert lines[-1] == "All 6 checks of `failure_code` passed."
+
+
+def test_a_lookup_by_exact_type_name_misses_subclasses():
+    message = failure_of(lambda exc: CODES.get(type(exc).__name__, "tool_failed"))
+    assert message.startswith("Subclasses and mixins of a course exception keep its code")
+    assert "failure_code(MissingCityError('PRIVATE-7f3a')) returned 'tool_failed'" in message
+
+
+def test_mapping_builtin_look_alikes_to_codes_is_caught():
+    def failure_code(exc):
+        if isinstance(exc, (InvalidInputError, ValueError)):
+            return "invalid_input"
+        if isinstance(exc, (PermissionDeniedError, PermissionError)):
+            return "permission_denied"
+        if isinstance(exc, (NotFoundError, KeyError, LookupError)):
+            return "not_found"
+        return "tool_failed"
+
+    message = failure_of(failure_code)
+    assert message.startswith("Built-in KeyError, ValueError and PermissionError are tool_failed")
+    assert "expected 'tool_failed'" in message
+
+
+def test_returning_the_message_is_caught_as_a_leak():
+    message = failure_of(lambda exc: str(exc))
+    assert "returned 'PRIVATE-7f3a'" in message
+    assert "private text" in message
+
+
+def test_reading_the_text_even_just_to_keep_it_is_caught_when_str_raises():
+    def failure_code(exc):
+        details = f"{type(exc).__name__}: {exc}"  # kept "for debugging"
+        del details
+        if isinstance(exc, InvalidInputError):
+            return "invalid_input"
+        if isinstance(exc, PermissionDeniedError):
+            return "permission_denied"
+        if isinstance(exc, NotFoundError):
+            return "not_found"
+        return "tool_failed"
+
+    message = failure_of(failure_code)
+    assert message.startswith("An exception whose str() and repr() raise still gets its code")
+    assert "called str() or repr() on the exception" in message
+
+
+def test_an_unfinished_exercise_gets_the_not_finished_message():
+    def failure_code(exc):
+        raise NotImplementedError()
+
+    assert "`failure_code` is not finished yet" in failure_of(failure_code)

@@ -1,0 +1,128 @@
+"""Step 7's check passes the reference, catches broken assemblies and names unfinished steps."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from course.assemble import exercise_cells, load_course, run_cells
+from course.checks.invoke_tool import check_invoke_tool
+from course.feedback import CheckFailed
+
+SOLUTIONS = Path(__file__).resolve().parents[3] / "solutions" / "bounded_results"
+
+
+@pytest.fixture
+def steps():
+    """A fresh namespace holding the reference functions of all seven steps."""
+    assembly = exercise_cells(SOLUTIONS, load_course())
+    assert assembly.problems == ()
+    namespace = {}
+    assert run_cells(assembly.cells, namespace) == ()
+    return namespace
+
+
+def failure_of(invoke_tool):
+    with pytest.raises(CheckFailed) as caught:
+        check_invoke_tool(invoke_tool, out=lambda line: None)
+    return str(caught.value)
+
+
+def test_the_reference_passes_all_eight_cases(steps):
+    lines = []
+    check_invoke_tool(steps["invoke_tool"], out=lines.append)
+    assert lines[-1] == "All 8 checks of `invoke_tool` passed."
+
+
+def test_counting_characters_instead_of_bytes_is_caught(steps):
+    def by_characters(request, tools, *, max_result_bytes=4096):
+        envelope = steps["invoke_tool"](request, tools, max_result_bytes=10**9)
+        if (
+            envelope["ok"]
+            and len(json.dumps(envelope["value"], ensure_ascii=False)) > max_result_bytes
+        ):
+            return steps["make_envelope"](request["id"], error="result_too_large")
+        return envelope
+
+    message = failure_of(by_characters)
+    assert "one byte more does not: not yet." in message
+    assert "Count the bytes of the UTF-8 encoding" in message
+
+
+def test_putting_the_exception_text_in_the_envelope_is_caught(steps):
+    def leaky(request, tools, *, max_result_bytes=4096):
+        envelope = steps["invoke_tool"](request, tools, max_result_bytes=max_result_bytes)
+        if envelope["error"] == "tool_failed":
+            try:
+                tools[request["tool"]](request["arguments"])
+            except Exception as exc:
+                envelope["error"] = f"tool_failed: {exc!r}"
+        return envelope
+
+    message = failure_of(leaky)
+    assert "Every failure gets its code: not yet." in message
+
+
+def test_returning_the_handler_value_without_a_fresh_decode_is_caught(steps):
+    def no_fresh_decode(request, tools, *, max_result_bytes=4096):
+        if request["tool"] not in tools:
+            return steps["make_envelope"](request["id"], error="unknown_tool")
+        arguments = steps["copy_arguments"](request["arguments"])
+        succeeded, outcome = steps["call_once"](tools[request["tool"]], arguments)
+        if not succeeded:
+            return steps["make_envelope"](request["id"], error=steps["failure_code"](outcome))
+        try:
+            text = steps["encode_json"](outcome)
+        except (TypeError, ValueError, RecursionError):
+            return steps["make_envelope"](request["id"], error="invalid_result")
+        error = steps["budget_error"](text, max_result_bytes)
+        if error is not None:
+            return steps["make_envelope"](request["id"], error=error)
+        return steps["make_envelope"](request["id"], value=outcome)  # the handler's own object
+
+    message = failure_of(no_fresh_decode)
+    assert "changed the fixture's own records" in message
+    assert "fresh value" in message
+
+
+def test_calling_the_handler_without_copying_the_arguments_is_caught(steps):
+    steps["copy_arguments"] = lambda arguments: arguments
+    message = failure_of(steps["invoke_tool"])
+    assert "changed the request" in message
+
+
+def test_a_retry_on_failure_is_caught(steps):
+    invoke_tool = steps["invoke_tool"]
+
+    def retrying(request, tools, *, max_result_bytes=4096):
+        envelope = invoke_tool(request, tools, max_result_bytes=max_result_bytes)
+        if not envelope["ok"] and envelope["error"] != "unknown_tool":
+            envelope = invoke_tool(request, tools, max_result_bytes=max_result_bytes)
+        return envelope
+
+    message = failure_of(retrying)
+    assert "ran its handler 2 times" in message
+
+
+def test_an_unfinished_invoke_tool_says_it_is_not_finished():
+    def invoke_tool(request, tools, *, max_result_bytes=4096):
+        raise NotImplementedError()
+
+    assert failure_of(invoke_tool).startswith("`invoke_tool` is not finished yet")
+
+
+def test_an_unfinished_earlier_step_is_named_instead_of_invoke_tool(steps):
+    def failure_code(exc):
+        raise NotImplementedError()
+
+    steps["failure_code"] = failure_code
+    message = failure_of(steps["invoke_tool"])
+    assert message.startswith("`invoke_tool` calls `failure_code` from Step 2")
+    assert "02-failure-codes.ipynb" in message
+
+
+def test_a_missing_earlier_step_is_named(steps):
+    del steps["make_envelope"]
+    message = failure_of(steps["invoke_tool"])
+    assert message.startswith("`invoke_tool` calls `make_envelope` from Step 1")
+    assert "is not defined here" in message

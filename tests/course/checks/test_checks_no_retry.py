@@ -1,0 +1,97 @@
+"""Step 6's check passes the reference and catches retries and over-broad catching."""
+
+from pathlib import Path
+
+import pytest
+
+from course.assemble import load_course, notebook_exercise_cells, run_cells
+from course.checks.no_retry import FlakyHandler, check_call_once
+from course.feedback import CheckFailed
+
+NOTEBOOK = (
+    Path(__file__).resolve().parents[3] / "solutions" / "bounded_results" / "06-no-retry.ipynb"
+)
+
+
+def reference_call_once():
+    namespace = {}
+    assert run_cells(notebook_exercise_cells(NOTEBOOK, load_course()).cells, namespace) == ()
+    return namespace["call_once"]
+
+
+def failure_of(call_once):
+    with pytest.raises(CheckFailed) as caught:
+        check_call_once(call_once, out=lambda line: None)
+    return str(caught.value)
+
+
+def test_the_reference_passes():
+    lines = []
+    check_call_once(reference_call_once(), out=lines.append)
+    assert lines[-1] == "All 6 checks of `call_once` passed."
+    assert len(lines) == 7
+
+
+def test_a_retry_loop_is_caught_by_the_flaky_handler():
+    def retrying(handler, arguments):
+        error = None
+        for _attempt in range(3):
+            try:
+                return True, handler(arguments)
+            except Exception as exc:
+                error = exc
+        return False, error
+
+    message = failure_of(retrying)
+    assert "called 3 times" in message
+    assert "exactly once" in message
+
+
+def test_catching_base_exception_is_caught():
+    def too_broad(handler, arguments):
+        try:
+            return True, handler(arguments)
+        except BaseException as exc:
+            return False, exc
+
+    message = failure_of(too_broad)
+    assert "caught KeyboardInterrupt" in message
+    assert "Catch `Exception` only" in message
+
+
+def test_returning_the_message_instead_of_the_exception_is_caught():
+    def as_text(handler, arguments):
+        try:
+            return True, handler(arguments)
+        except Exception as exc:
+            return False, str(exc)
+
+    message = failure_of(as_text)
+    assert "the very exception the handler raised" in message
+
+
+def test_treating_a_falsy_result_as_failure_is_caught():
+    def truthiness(handler, arguments):
+        try:
+            result = handler(arguments)
+        except Exception as exc:
+            return False, exc
+        return bool(result), result
+
+    message = failure_of(truthiness)
+    assert "has succeeded" in message
+
+
+def test_an_unfinished_call_once_says_it_is_not_finished():
+    def unfinished(handler, arguments):
+        raise NotImplementedError()
+
+    assert failure_of(unfinished).startswith("`call_once` is not finished yet")
+
+
+def test_the_flaky_handler_fails_once_then_succeeds():
+    handler = FlakyHandler()
+    with pytest.raises(TimeoutError):
+        handler({})
+    assert handler({}) == {"sent": True}
+    assert handler.calls == 2

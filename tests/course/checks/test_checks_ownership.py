@@ -1,0 +1,106 @@
+"""Step 5's checks pass the reference and name what is wrong with realistic mistakes."""
+
+import ast
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from course.assemble import load_course, notebook_exercise_cells, run_cells
+from course.checks.ownership import check_copy_arguments, check_fresh_value, exact_type_problem
+from course.feedback import CheckFailed
+
+NOTEBOOK = (
+    Path(__file__).resolve().parents[3] / "solutions" / "bounded_results" / "05-ownership.ipynb"
+)
+
+
+def reference():
+    """Return the namespace the solution notebook's exercise cells define."""
+    namespace = {}
+    assert run_cells(notebook_exercise_cells(NOTEBOOK, load_course()).cells, namespace) == ()
+    return namespace
+
+
+def failure_of(check, function):
+    with pytest.raises(CheckFailed) as caught:
+        check(function, out=lambda line: None)
+    return str(caught.value)
+
+
+def unfinished(arguments):
+    raise NotImplementedError()
+
+
+def test_the_reference_passes_both_checks():
+    lines = []
+    namespace = reference()
+    check_copy_arguments(namespace["copy_arguments"], out=lines.append)
+    check_fresh_value(namespace["fresh_value"], out=lines.append)
+    assert lines[-1] == "All 5 checks of `fresh_value` passed."
+    assert "All 5 checks of `copy_arguments` passed." in lines
+
+
+def test_a_json_round_trip_is_accepted_as_a_deep_copy():
+    lines = []
+    check_copy_arguments(lambda arguments: json.loads(json.dumps(arguments)), out=lines.append)
+    assert lines[-1] == "All 5 checks of `copy_arguments` passed."
+
+
+def test_returning_the_arguments_themselves_is_caught():
+    message = failure_of(check_copy_arguments, lambda arguments: arguments)
+    assert "the very same dict" in message
+
+
+@pytest.mark.parametrize("shallow", [dict, copy.copy, lambda arguments: {**arguments}])
+def test_a_shallow_copy_is_caught_with_a_hint_to_copy_every_level(shallow):
+    message = failure_of(check_copy_arguments, shallow)
+    assert "inner ones are shared" in message
+    assert "deepcopy" in message
+
+
+def test_an_unfinished_copy_arguments_says_it_is_not_finished():
+    message = failure_of(check_copy_arguments, unfinished)
+    assert message.startswith("`copy_arguments` is not finished yet")
+
+
+def test_returning_the_text_undecoded_is_caught():
+    message = failure_of(check_fresh_value, lambda text: text)
+    assert "A JSON object decodes to an equal dict: not yet." in message
+    assert "(a str)" in message
+
+
+def test_a_python_literal_parser_is_caught_where_json_differs():
+    message = failure_of(check_fresh_value, ast.literal_eval)
+    assert "raised ValueError" in message
+
+
+def test_a_cached_decode_that_shares_values_between_calls_is_caught():
+    cache = {}
+
+    def cached(text):
+        if text not in cache:
+            cache[text] = json.loads(text)
+        return cache[text]
+
+    message = failure_of(check_fresh_value, cached)
+    assert "Every call returns a brand-new value: not yet." in message
+
+
+def test_a_decode_that_turns_floats_into_ints_is_caught():
+    def floats_to_ints(text):
+        return json.loads(text, parse_float=lambda digits: int(float(digits)))
+
+    message = failure_of(check_fresh_value, floats_to_ints)
+    assert "1.0 a float" in message
+
+
+def test_an_unfinished_fresh_value_says_it_is_not_finished():
+    assert failure_of(check_fresh_value, unfinished).startswith("`fresh_value` is not finished yet")
+
+
+def test_exact_type_problem_tells_true_from_one_and_ignores_key_order():
+    assert exact_type_problem({"a": 1, "b": [1.0]}, {"b": [1.0], "a": 1}) is None
+    assert "a bool" in exact_type_problem([1], [True])
+    assert "[0]" in exact_type_problem([1.0], [1])

@@ -1,0 +1,90 @@
+"""Step 3's check passes the reference and names what is wrong with realistic mistakes."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from course.assemble import load_course, notebook_exercise_cells, run_cells
+from course.checks.vocabulary import check_encode_json
+from course.feedback import CheckFailed
+from course.supplied import check_json_value
+
+NOTEBOOK = (
+    Path(__file__).resolve().parents[3] / "solutions/bounded_results/03-json-vocabulary.ipynb"
+)
+
+
+def reference_encode_json():
+    """Return `encode_json` as the solution notebook's exercise cell defines it."""
+    namespace = {}
+    assert run_cells(notebook_exercise_cells(NOTEBOOK, load_course()).cells, namespace) == ()
+    return namespace["encode_json"]
+
+
+def failure_of(encode_json):
+    with pytest.raises(CheckFailed) as caught:
+        check_encode_json(encode_json, out=lambda line: None)
+    return str(caught.value)
+
+
+def test_the_reference_passes_every_case():
+    lines = []
+    check_encode_json(reference_encode_json(), out=lines.append)
+    assert lines[-1] == "All 8 checks of `encode_json` passed."
+
+
+def test_a_version_that_encodes_first_and_checks_after_is_accepted():
+    def encode_json(value):
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+        check_json_value(value)
+        return text
+
+    lines = []
+    check_encode_json(encode_json, out=lines.append)
+    assert lines[-1] == "All 8 checks of `encode_json` passed."
+
+
+def test_plain_json_dumps_is_caught_letting_tuples_through():
+    message = failure_of(lambda value: json.dumps(value, ensure_ascii=False, allow_nan=False))
+    assert message.startswith("Tuples, sets, bytes and other objects are refused")
+    assert "encode_json((1, 2)) returned '[1, 2]'" in message
+
+
+def test_escaped_non_ascii_is_caught_with_a_hint():
+    def encode_json(value):
+        check_json_value(value)
+        return json.dumps(value, allow_nan=False)
+
+    message = failure_of(encode_json)
+    assert "\\u00e9" in message  # the é of "José", escaped
+    assert "Non-ASCII characters came out as \\u escapes: pass ensure_ascii=False." in message
+
+
+def test_letting_nan_through_is_caught():
+    def encode_json(value):
+        if isinstance(value, float):
+            return json.dumps(value)
+        check_json_value(value)
+        return json.dumps(value, ensure_ascii=False, allow_nan=False)
+
+    message = failure_of(encode_json)
+    assert message.startswith("NaN and infinities are refused")
+    assert "returned 'NaN'" in message
+
+
+def test_compact_separators_are_caught():
+    def encode_json(value):
+        check_json_value(value)
+        return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+    message = failure_of(encode_json)
+    assert message.startswith("Vocabulary values become the exact JSON text")
+    assert 'expected \'{"name": "José"' in message
+
+
+def test_an_unfinished_exercise_gets_the_not_finished_message():
+    def encode_json(value):
+        raise NotImplementedError()
+
+    assert "`encode_json` is not finished yet" in failure_of(encode_json)

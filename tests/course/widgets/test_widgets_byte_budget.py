@@ -1,0 +1,111 @@
+"""Step 4's byte-budget explorer updates its size and verdict on every change of text or budget."""
+
+import json
+import re
+
+import ipywidgets as widgets
+import pytest
+
+from course.widgets.byte_budget import byte_budget_explorer
+
+
+def encode_json(value):
+    return json.dumps(value, ensure_ascii=False, allow_nan=False)
+
+
+def budget_error(text, max_result_bytes):
+    try:
+        size = len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        return "invalid_result"
+    return "result_too_large" if size > max_result_bytes else None
+
+
+def unfinished(*arguments):
+    raise NotImplementedError()
+
+
+def parts(explorer):
+    """Return the explorer's children by their CSS class."""
+    found = {}
+    for child in explorer.children:
+        for css_class in child._dom_classes:
+            found[css_class] = child
+    return found
+
+
+def first_integer(html_text):
+    return int(re.search(r"\d+", html_text).group())
+
+
+@pytest.fixture
+def explorer():
+    return byte_budget_explorer(encode_json, budget_error)
+
+
+def test_the_explorer_has_its_classed_parts_and_starts_at_tokyo_with_budget_8(explorer):
+    found = parts(explorer)
+    assert "budget-explorer" in explorer._dom_classes
+    assert isinstance(found["budget-text"], widgets.Text)
+    assert found["budget-text"].value == "東京"
+    slider = found["budget-slider"]
+    assert isinstance(slider, widgets.IntSlider)
+    assert (slider.min, slider.max, slider.value, slider.continuous_update) == (0, 64, 8, True)
+    assert found["budget-size"].value == "8 bytes (budget 8)"
+    assert "fits" in found["budget-verdict"].value
+    assert "東京" in found["budget-json"].value
+
+
+def test_typing_an_emoji_updates_size_json_and_table(explorer):
+    found = parts(explorer)
+    found["budget-text"].value = "🚀"
+    assert found["budget-size"].value == "6 bytes (budget 8)"
+    assert "🚀" in found["budget-json"].value
+    assert "f0 9f 9a 80" in found["budget-chars"].value
+
+
+def test_moving_the_slider_below_the_size_turns_the_verdict_to_result_too_large(explorer):
+    found = parts(explorer)
+    found["budget-slider"].value = 5
+    assert first_integer(found["budget-size"].value) == 8
+    assert "budget 5" in found["budget-size"].value
+    assert "result_too_large" in found["budget-verdict"].value
+    assert "fits" not in found["budget-verdict"].value
+    found["budget-slider"].value = 8
+    assert "fits" in found["budget-verdict"].value
+
+
+def test_escaped_characters_are_counted_as_written(explorer):
+    found = parts(explorer)
+    found["budget-text"].value = 'say "hi"'
+    assert first_integer(found["budget-size"].value) == len('"say \\"hi\\""')
+    assert "result_too_large" in found["budget-verdict"].value
+
+
+def test_a_lone_surrogate_is_invalid_result_and_stays_printable(explorer):
+    found = parts(explorer)
+    found["budget-text"].value = "\ud800"
+    assert "invalid_result" in found["budget-verdict"].value
+    assert "\\ud800" in found["budget-json"].value
+    for part in found.values():
+        if isinstance(part, widgets.HTML):
+            part.value.encode("utf-8")  # would raise if a raw surrogate reached the page
+
+
+def test_unfinished_functions_fall_back_to_json_dumps_and_say_so():
+    found = parts(byte_budget_explorer(unfinished, unfinished))
+    assert found["budget-size"].value == "8 bytes (budget 8)"
+    assert "not finished yet" in found["budget-verdict"].value
+    assert "encode_json is not finished yet" in found["budget-note"].value
+    found["budget-text"].value = "é"
+    assert found["budget-size"].value == "4 bytes (budget 8)"
+
+
+def test_a_buggy_budget_error_is_reported_not_raised():
+    def crashing(text, max_result_bytes):
+        return len(text) / 0
+
+    found = parts(byte_budget_explorer(encode_json, crashing))
+    assert "raised ZeroDivisionError" in found["budget-verdict"].value
+    found["budget-slider"].value = 3
+    assert "budget 3" in found["budget-size"].value

@@ -1,0 +1,55 @@
+"""Step 2's explorer shows the student's code for each exception and warns about leaked text."""
+
+from course.supplied import InvalidInputError, NotFoundError, PermissionDeniedError
+from course.widgets.failure_codes import EXAMPLES, failure_code_explorer
+
+
+def failure_code(exc):
+    for cls, code in (
+        (InvalidInputError, "invalid_input"),
+        (PermissionDeniedError, "permission_denied"),
+        (NotFoundError, "not_found"),
+    ):
+        if isinstance(exc, cls):
+            return code
+    return "tool_failed"
+
+
+def parts(explorer):
+    return {css: child for child in explorer.children for css in child._dom_classes}
+
+
+def label_index(start):
+    return next(i for i, (label, _, _) in enumerate(EXAMPLES) if label.startswith(start))
+
+
+def test_every_example_gets_the_expected_code_and_no_leak_warning():
+    found = parts(failure_code_explorer(failure_code))
+    for index, (_, _, expected) in enumerate(EXAMPLES):
+        found["failure-pick"].value = index
+        assert f"&#x27;{expected}&#x27;" in found["failure-code"].value
+        assert "✓ the course's code" in found["failure-code"].value
+        assert "Leak" not in found["failure-leak"].value
+
+
+def test_returning_the_message_of_the_usage_stats_key_error_shows_a_red_leak_warning():
+    found = parts(failure_code_explorer(lambda exc: f"tool_failed: {exc}"))
+    found["failure-pick"].value = label_index("KeyError from usage_stats")
+    assert "⚠ Leak" in found["failure-leak"].value
+    assert "PRIVATE-7f3a" in found["failure-leak"].value
+    assert "color:#b00020" in found["failure-leak"].value
+
+
+def test_reading_the_text_of_an_unprintable_exception_is_reported_not_raised():
+    found = parts(failure_code_explorer(lambda exc: str(exc)))
+    found["failure-pick"].value = label_index("an InvalidInputError whose str() raises")
+    assert "raised <code>RuntimeError</code>" in found["failure-code"].value
+
+
+def test_an_unfinished_failure_code_shows_a_message():
+    def unfinished(exc):
+        raise NotImplementedError()
+
+    found = parts(failure_code_explorer(unfinished))
+    assert "not finished yet" in found["failure-code"].value
+    assert found["failure-leak"].value == ""

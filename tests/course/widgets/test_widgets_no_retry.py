@@ -1,0 +1,91 @@
+"""The call counter explorer counts one handler run per press, and speaks plainly on errors."""
+
+from pathlib import Path
+
+from course.assemble import load_course, notebook_exercise_cells, run_cells
+from course.widgets.no_retry import call_counter_explorer
+
+NOTEBOOK = (
+    Path(__file__).resolve().parents[3] / "solutions" / "bounded_results" / "06-no-retry.ipynb"
+)
+
+
+def reference_call_once():
+    namespace = {}
+    assert run_cells(notebook_exercise_cells(NOTEBOOK, load_course()).cells, namespace) == ()
+    return namespace["call_once"]
+
+
+def parts(widget):
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from parts(child)
+
+
+def part(widget, css_class):
+    (found,) = [each for each in parts(widget) if css_class in each._dom_classes]
+    return found
+
+
+def choose(explorer, starts_with):
+    pick = part(explorer, "no-retry-behaviour")
+    pick.value = next(option for option in pick.options if option.startswith(starts_with))
+
+
+def test_a_succeeding_handler_runs_once_per_press():
+    explorer = call_counter_explorer(reference_call_once())
+    assert "no-retry-explorer" in explorer._dom_classes
+    part(explorer, "no-retry-call").click()
+    assert "(True," in part(explorer, "no-retry-result").value
+    assert "<b>1</b>" in part(explorer, "no-retry-counter").value
+
+
+def test_the_flaky_handler_fails_then_succeeds_one_run_per_press():
+    explorer = call_counter_explorer(reference_call_once())
+    choose(explorer, "flaky")
+    part(explorer, "no-retry-call").click()
+    assert "(False, TimeoutError" in part(explorer, "no-retry-result").value
+    assert "exactly once" in part(explorer, "no-retry-counter").value
+    part(explorer, "no-retry-call").click()
+    assert "(True," in part(explorer, "no-retry-result").value
+    assert "<b>2</b>" in part(explorer, "no-retry-counter").value
+
+
+def test_a_retrying_call_once_is_shown_as_a_retry():
+    def retrying(handler, arguments):
+        for _attempt in range(3):
+            try:
+                return True, handler(arguments)
+            except Exception as exc:
+                error = exc
+        return False, error
+
+    explorer = call_counter_explorer(retrying)
+    choose(explorer, "raises KeyError")
+    part(explorer, "no-retry-call").click()
+    assert "3 times: that is a retry" in part(explorer, "no-retry-counter").value
+
+
+def test_changing_the_behaviour_starts_the_count_again():
+    explorer = call_counter_explorer(reference_call_once())
+    part(explorer, "no-retry-call").click()
+    choose(explorer, "raises NotFoundError")
+    assert "<b>0</b>" in part(explorer, "no-retry-counter").value
+    assert part(explorer, "no-retry-result").value == ""
+
+
+def test_an_unfinished_call_once_is_told_plainly():
+    def unfinished(handler, arguments):
+        raise NotImplementedError()
+
+    explorer = call_counter_explorer(unfinished)
+    part(explorer, "no-retry-call").click()
+    assert "not finished yet" in part(explorer, "no-retry-result").value
+    assert "did not run it" in part(explorer, "no-retry-counter").value
+
+
+def test_a_call_once_that_lets_the_exception_escape_is_told_plainly():
+    explorer = call_counter_explorer(lambda handler, arguments: (True, handler(arguments)))
+    choose(explorer, "raises NotFoundError")
+    part(explorer, "no-retry-call").click()
+    assert "let <code>NotFoundError</code> escape" in part(explorer, "no-retry-result").value

@@ -1,0 +1,123 @@
+"""The playground runs requests through invoke_tool and never shows a traceback."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from course.assemble import exercise_cells, load_course, run_cells
+from course.tools import PRIVATE_MARKER
+from course.widgets.playground import parse_request_id, playground
+
+SOLUTIONS = Path(__file__).resolve().parents[3] / "solutions" / "bounded_results"
+
+
+@pytest.fixture
+def invoke_tool():
+    assembly = exercise_cells(SOLUTIONS, load_course())
+    namespace = {}
+    assert run_cells(assembly.cells, namespace) == ()
+    return namespace["invoke_tool"]
+
+
+def parts(widget):
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from parts(child)
+
+
+def part(widget, css_class):
+    (found,) = [each for each in parts(widget) if css_class in each._dom_classes]
+    return found
+
+
+def run(widget, *, tool=None, arguments=None, request_id=None, budget=None):
+    if tool is not None:
+        part(widget, "playground-tool").value = tool
+    if arguments is not None:
+        part(widget, "playground-arguments").value = arguments
+    if request_id is not None:
+        part(widget, "playground-id").value = request_id
+    if budget is not None:
+        part(widget, "playground-budget").value = budget
+    part(widget, "playground-run").click()
+    return part(widget, "playground-envelope").value, part(widget, "playground-message").value
+
+
+def test_a_run_shows_the_envelope_its_size_and_one_handler_run(invoke_tool):
+    widget = playground(invoke_tool)
+    assert "playground" in widget._dom_classes
+    envelope, message = run(widget)
+    assert "山田 花子" in envelope
+    assert "75 bytes" in message
+    assert "Handler runs: <b>1</b>" in message
+
+
+def test_the_budget_slider_reaches_the_exact_boundary(invoke_tool):
+    widget = playground(invoke_tool)
+    assert "&quot;ok&quot;: true" in run(widget, budget=75)[0]
+    assert "result_too_large" in run(widget, budget=74)[0]
+
+
+def test_digits_become_an_int_id_and_quoted_text_a_str_id(invoke_tool):
+    widget = playground(invoke_tool)
+    assert "&quot;id&quot;: 0," in run(widget, request_id="0")[0]
+    assert "&quot;id&quot;: &quot;0&quot;," in run(widget, request_id='"0"')[0]
+    assert parse_request_id(" req-7 ") == "req-7"
+
+
+def test_an_unknown_tool_runs_no_handler(invoke_tool):
+    envelope, message = run(playground(invoke_tool), tool="send_email")
+    assert "unknown_tool" in envelope
+    assert "Handler runs: <b>0</b>" in message
+
+
+def test_a_bug_shows_its_code_and_no_private_text(invoke_tool):
+    envelope, _message = run(playground(invoke_tool), tool="usage_stats")
+    assert "tool_failed" in envelope
+    assert PRIVATE_MARKER not in envelope
+
+
+def test_picking_a_tool_fills_in_example_arguments(invoke_tool):
+    widget = playground(invoke_tool)
+    part(widget, "playground-tool").value = "team_roster"
+    assert json.loads(part(widget, "playground-arguments").value) == {"team_id": "t-100"}
+
+
+def test_invalid_json_is_told_in_a_sentence(invoke_tool):
+    envelope, message = run(playground(invoke_tool), arguments='{"user_id": ')
+    assert envelope == ""
+    assert message.startswith("The arguments are not valid JSON")
+    assert "Traceback" not in message
+
+
+def test_arguments_that_are_not_an_object_are_told_in_a_sentence(invoke_tool):
+    assert "must be a JSON object" in run(playground(invoke_tool), arguments="[1, 2]")[1]
+
+
+def test_an_unfinished_invoke_tool_is_told_in_a_sentence():
+    def unfinished(request, tools, *, max_result_bytes=4096):
+        raise NotImplementedError()
+
+    envelope, message = run(playground(unfinished))
+    assert envelope == ""
+    assert "not finished yet" in message
+
+
+def test_a_buggy_invoke_tool_is_told_in_a_sentence():
+    def buggy(request, tools, *, max_result_bytes=4096):
+        return {"id": request["id"], "ok": True, "value": tools[request["tool"]]}
+
+    envelope, message = run(playground(buggy))
+    assert "CallCounter object" in envelope
+    assert "cannot be written as JSON" in message
+
+
+def test_an_invoke_tool_that_raises_is_told_in_a_sentence():
+    def crashing(request, tools, *, max_result_bytes=4096):
+        return tools[request["tool"]](request["arguments"])["missing"]
+
+    envelope, message = run(playground(crashing))
+    assert envelope == ""
+    assert "raised <code>KeyError</code>" in message
+    assert "instead of returning an envelope" in message

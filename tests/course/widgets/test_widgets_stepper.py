@@ -1,0 +1,59 @@
+"""Step 1's stepper walks a request to its envelope and shows the id at every stage."""
+
+from course.widgets.stepper import STAGES, envelope_stepper
+
+
+def make_envelope(request_id, *, value=None, error=None):
+    if error is None:
+        return {"id": request_id, "ok": True, "value": value, "error": None}
+    return {"id": request_id, "ok": False, "value": None, "error": error}
+
+
+def parts(stepper):
+    return {css: child for child in stepper.children for css in child._dom_classes}
+
+
+def walk(stepper, outcome):
+    """Return (id line, view) for each stage of `outcome`."""
+    found = parts(stepper)
+    found["stepper-outcome"].value = outcome
+    seen = []
+    for stage in STAGES:
+        found["stepper-stage"].value = stage
+        seen.append((found["stepper-id-line"].value, found["stepper-view"].value))
+    return seen
+
+
+def test_a_success_keeps_its_id_at_every_stage_and_ends_in_the_students_envelope():
+    seen = walk(envelope_stepper(make_envelope), "success")
+    assert all("req-42" in id_line for id_line, _ in seen)
+    assert "lookup_user" in seen[1][1]
+    last_view = seen[-1][1]
+    assert "&quot;ok&quot;: true" in last_view
+    assert "came through unchanged" in last_view
+
+
+def test_a_failure_keeps_the_id_0_and_shows_only_the_code_in_the_envelope():
+    seen = walk(envelope_stepper(make_envelope), "failure")
+    assert all("<code>0</code>" in id_line for id_line, _ in seen)
+    assert "PermissionDeniedError" in seen[1][1]
+    assert "permission_denied" in seen[2][1]
+    last_view = seen[-1][1]
+    assert "&quot;error&quot;: &quot;permission_denied&quot;" in last_view
+    assert "may not read" not in last_view
+
+
+def test_an_unfinished_make_envelope_shows_a_message_instead_of_raising():
+    def unfinished(request_id, *, value=None, error=None):
+        raise NotImplementedError()
+
+    seen = walk(envelope_stepper(unfinished), "failure")
+    assert "not finished yet" in seen[-1][1]
+
+
+def test_an_envelope_that_loses_the_id_gets_a_warning():
+    def careless(request_id, *, value=None, error=None):
+        return make_envelope(request_id or "unknown", value=value, error=error)
+
+    seen = walk(envelope_stepper(careless), "failure")
+    assert "⚠ The envelope's id is &#x27;unknown&#x27;" in seen[-1][1]

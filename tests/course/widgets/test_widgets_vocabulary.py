@@ -1,0 +1,57 @@
+"""Step 3's explorer compares json.dumps, the vocabulary's verdict and the student's encode_json."""
+
+import json
+
+from course.supplied import check_json_value
+from course.widgets.vocabulary import EXAMPLES, vocabulary_explorer
+
+
+def encode_json(value):
+    check_json_value(value)
+    return json.dumps(value, ensure_ascii=False, allow_nan=False)
+
+
+def parts(explorer):
+    return {css: child for child in explorer.children for css in child._dom_classes}
+
+
+def pick(found, start):
+    found["vocabulary-pick"].value = next(
+        i for i, (label, _) in enumerate(EXAMPLES) if label.startswith(start)
+    )
+
+
+def test_a_tuple_is_turned_into_a_list_by_json_dumps_but_refused_by_the_vocabulary():
+    found = parts(vocabulary_explorer(encode_json))
+    pick(found, "tuple")
+    assert "[1, 2, 3]" in found["vocabulary-dumps"].value
+    assert "✗ outside" in found["vocabulary-check"].value
+    assert "refuses it with <code>TypeError</code>" in found["vocabulary-encode"].value
+
+
+def test_an_int_keyed_dict_and_nan_show_what_json_dumps_quietly_changes():
+    found = parts(vocabulary_explorer(encode_json))
+    pick(found, "dict with int keys")
+    assert "{&quot;1&quot;: &quot;one&quot;" in found["vocabulary-dumps"].value
+    pick(found, "NaN")
+    assert "NaN" in found["vocabulary-dumps"].value
+    assert "ValueError" in found["vocabulary-encode"].value
+
+
+def test_a_nested_ok_value_is_in_the_vocabulary_and_encoded_with_raw_characters():
+    found = parts(vocabulary_explorer(encode_json))
+    pick(found, "nested record")
+    assert "✓ in the vocabulary" in found["vocabulary-check"].value
+    assert "山田 花子" in found["vocabulary-encode"].value
+    assert "\\u5c71" in found["vocabulary-dumps"].value
+
+
+def test_every_example_renders_with_an_unfinished_encode_json():
+    def unfinished(value):
+        raise NotImplementedError()
+
+    found = parts(vocabulary_explorer(unfinished))
+    for index in range(len(EXAMPLES)):
+        found["vocabulary-pick"].value = index
+        assert "not finished yet" in found["vocabulary-encode"].value
+        assert found["vocabulary-check"].value

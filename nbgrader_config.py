@@ -5,4 +5,3 @@ c = get_config()  # noqa: F821 - nbgrader injects get_config when it loads this 
 c.CourseDirectory.root = "."
 c.CourseDirectory.source_directory = "solutions"
 c.CourseDirectory.release_directory = "lessons"
-c.CourseDirectory.db_assignments = [{"name": "bounded_results"}]

@@ -1,0 +1,65 @@
+# The course's commands. `make grade` and `make test` work on a fresh machine: they create the
+# virtual environment first. Run `make help` for the list.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+# Stamp file: reinstall only when the requirements or the project metadata change.
+STAMP := $(VENV)/.installed
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+LAB_ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
+.PHONY: help setup browser-deps lessons check test handout grade lab clean
+
+help:
+	@echo "make grade         install, then grade the sample class into ./grades"
+	@echo "make test          install, then run the checks and every test (browser included)"
+	@echo "make setup         create .venv and install requirements.txt"
+	@echo "make browser-deps  install Debian's chromium and chromium-driver if missing"
+	@echo "make lessons       regenerate lessons/ from solutions/ with nbgrader"
+	@echo "make check         ruff, notebook hygiene, lessons in sync"
+	@echo "make handout       build what students receive into build/handout/ and build/handout.zip"
+	@echo "make lab           open JupyterLab on the lessons"
+	@echo "make clean         remove build output, grades and test artifacts"
+
+setup: $(STAMP)
+
+$(STAMP): requirements.txt pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || { \
+		echo "python3 -m venv failed; installing python3-venv"; rm -rf $(VENV); \
+		$(SUDO) apt-get update && $(SUDO) apt-get install -y python3-venv && $(PYTHON) -m venv $(VENV); }
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	@touch $(STAMP)
+
+browser-deps:
+	@if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then \
+		echo "chromium and chromedriver are installed"; \
+	else \
+		$(SUDO) apt-get update && \
+		$(SUDO) apt-get install -y chromium chromium-driver bubblewrap; \
+	fi
+
+lessons: setup
+	$(BIN)/python -m tooling.lessons
+
+check: setup
+	$(BIN)/ruff format --check .
+	$(BIN)/ruff check .
+	$(BIN)/python -m tooling.hygiene
+	$(BIN)/python -m tooling.lessons --check
+
+test: setup browser-deps check
+	$(BIN)/pytest
+
+handout: setup
+	$(BIN)/python -m tooling.handout
+
+grade: setup
+	$(BIN)/python -m grader
+
+lab: setup
+	$(BIN)/jupyter lab $(LAB_ROOT_FLAG) --ServerApp.root_dir=lessons
+
+clean:
+	rm -rf build grades test-artifacts .pytest_cache
+	find . -name __pycache__ -type d -not -path "./$(VENV)/*" -prune -exec rm -rf {} +

@@ -1,0 +1,134 @@
+"""The instructor's command line: `python -m grader [grade … | selfcheck]`."""
+
+import argparse
+import sys
+from pathlib import Path
+
+from grader import selfcheck
+from grader.discover import UsageError
+from grader.feedback import format_points
+from grader.model import CATEGORIES
+from grader.pipeline import find_submissions, grade_submissions
+from grader.run import RunSettings
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+SAMPLE_CLASS = PROJECT_ROOT / "fixtures" / "sample-class"
+DEFAULT_OUT = Path("grades")
+USAGE_EXIT = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line, like the grader's own."""
+
+    def error(self, message):
+        raise UsageError(message)
+
+
+def build_parser():
+    """Return the parser for `python -m grader`."""
+    parser = _Parser(prog="grader", description="Grade invoke_tool submissions.")
+    commands = parser.add_subparsers(dest="command", parser_class=_Parser)
+    grade = commands.add_parser("grade", help="grade submissions and write reports")
+    grade.add_argument("submissions", nargs="+", metavar="SUBMISSION")
+    grade.add_argument("--out", required=True, type=Path, metavar="DIR")
+    grade.add_argument("--jobs", type=_positive(int), default=1, metavar="N")
+    grade.add_argument("--timeout", type=_positive(float), default=10.0, metavar="S")
+    commands.add_parser("selfcheck", help="check the grader against the fixture catalogue")
+    return parser
+
+
+def _positive(kind):
+    def convert(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"{text!r} must be greater than 0")
+        return value
+
+    convert.__name__ = kind.__name__
+    return convert
+
+
+def main(argv=None):
+    """Run the command line; return the process exit code."""
+    try:
+        args = build_parser().parse_args(argv)
+        if args.command == "selfcheck":
+            return selfcheck.main()
+        if args.command is None:
+            return _grade([str(SAMPLE_CLASS)], DEFAULT_OUT, jobs=1, timeout=10.0)
+        return _grade(args.submissions, args.out, jobs=args.jobs, timeout=args.timeout)
+    except UsageError as error:
+        print(f"grader: error: {error}", file=sys.stderr)
+        return USAGE_EXIT
+
+
+def _grade(paths, out_dir, *, jobs, timeout):
+    submissions = find_submissions(paths, out_dir)
+    progress = ProgressBar(sys.stderr)
+    settings = RunSettings(jobs=jobs, timeout=timeout)
+    grades = grade_submissions(submissions, out_dir, settings, progress)
+    progress.finish()
+    print(summary_table(grades))
+    print(f"\nReports written to {out_dir}/ (grades.csv and one folder per student).")
+    return 0
+
+
+class ProgressBar:
+    """A one-line progress bar on a terminal, one line per student elsewhere."""
+
+    WIDTH = 30
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.total = 0
+        self.done = 0
+
+    def start(self, total):
+        """Set how many students are to be graded and draw the empty bar."""
+        self.total = total
+        self._draw("")
+
+    def advance(self, grade):
+        """Count one more graded student."""
+        self.done += 1
+        self._draw(grade.run.submission.student)
+
+    def finish(self):
+        """End the bar's line."""
+        if self.stream.isatty():
+            self.stream.write("\n")
+            self.stream.flush()
+
+    def _draw(self, student):
+        filled = self.WIDTH * self.done // max(self.total, 1)
+        bar = "#" * filled + "-" * (self.WIDTH - filled)
+        line = f"grading [{bar}] {self.done}/{self.total} {student}"
+        if self.stream.isatty():
+            self.stream.write("\r" + line.ljust(self.WIDTH + 40))
+        elif student:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+
+def summary_table(grades):
+    """Return the end-of-run table: one row per student with score, status and category points."""
+    header = ["student", "score", "status", *CATEGORIES]
+    rows = [
+        [
+            g.run.submission.student,
+            f"{format_points(g.score)}/{format_points(g.max_score)}",
+            g.run.status,
+            *(format_points(c.points) for c in g.categories),
+        ]
+        for g in grades
+    ]
+    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
+    lines = [
+        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+        for row in [header, *rows]
+    ]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)

@@ -1,0 +1,92 @@
+"""Discover step: turn the paths given on the command line into one entry per student."""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from course.assemble import load_course
+
+KINDS = ("lessons", "notebook", "python")
+
+
+class UsageError(Exception):
+    """The command line names nothing gradable; the message is one line for the instructor."""
+
+
+@dataclass(frozen=True)
+class Found:
+    """One student's submission as found on disk, before anything is read from it."""
+
+    student: str
+    path: Path
+    kind: str  # one of KINDS
+
+
+def discover(paths, course=None):
+    """Return one Found per student under `paths`, sorted by student id.
+
+    Raise UsageError for a missing path, for paths holding nothing to grade, and for two
+    submissions that would share a student id (their results would overwrite each other).
+    """
+    course = course or load_course()
+    found = []
+    for path in map(Path, paths):
+        if not path.exists():
+            raise UsageError(f"{path} does not exist")
+        entries = _discover_path(path, course, top_level=True)
+        if not entries:
+            raise UsageError(f"{path} holds nothing to grade (no notebook or .py file)")
+        found.extend(entries)
+    if not found:
+        raise UsageError("nothing to grade: give at least one submission")
+    _reject_duplicates(found)
+    return sorted(found, key=lambda entry: entry.student)
+
+
+def _reject_duplicates(found):
+    seen = {}
+    for entry in found:
+        if entry.student in seen:
+            raise UsageError(
+                f"two submissions have the student id '{entry.student}': "
+                f"{seen[entry.student].path} and {entry.path}"
+            )
+        seen[entry.student] = entry
+
+
+def _discover_path(path, course, *, top_level=False):
+    if path.is_file():
+        return _discover_file(path, top_level=top_level)
+    if not path.is_dir():
+        return []
+    if _is_lessons_folder(path, course):
+        return [Found(path.name, path, "lessons")]
+    assignment = path / course.assignment
+    if assignment.is_dir():
+        # An nbgrader student folder: submitted/<student>/<assignment>/.
+        return [Found(path.name, assignment, "lessons")]
+    # A folder of many submissions, an nbgrader `submitted/` tree included.
+    return [entry for child in _children(path) for entry in _discover_path(child, course)]
+
+
+def _discover_file(path, *, top_level):
+    suffix = path.suffix.lower()
+    if suffix == ".ipynb":
+        return [Found(path.stem, path, "notebook")]
+    if suffix == ".py":
+        return [Found(path.stem, path, "python")]
+    if top_level:
+        raise UsageError(f"{path} is neither a notebook (.ipynb) nor a Python file (.py)")
+    return []
+
+
+def _is_lessons_folder(path, course):
+    return any((path / step.notebook).is_file() for step in course.steps)
+
+
+def _children(folder):
+    """Return the entries of `folder` worth looking at, in a fixed order."""
+    return sorted(
+        child
+        for child in folder.iterdir()
+        if not child.name.startswith((".", "_")) and not child.is_symlink()
+    )

@@ -1,0 +1,154 @@
+"""A student's feedback page, built once as blocks and rendered as Markdown and as HTML.
+
+Building one document and rendering it twice keeps the two files saying the same thing,
+without a Markdown library.
+"""
+
+import html
+
+from grader import hints
+from grader.model import CATEGORIES
+
+# How the feedback page words each test status.
+STATUS_WORDS = {
+    "passed": "passed",
+    "failed": "failed",
+    "timeout": "timed out",
+    "crash": "crashed",
+    "error": "could not run",
+    "memory": "used too much memory",
+    "output_limit": "printed too much",
+}
+
+NOT_COMPLETED = (
+    "Grading stopped early, for the reason given at the top of this page, and the tests it "
+    "could not reach earn no points. Fix that first, check that every cell runs without an "
+    "error, then submit again."
+)
+
+
+def feedback_blocks(grade, course=None):
+    """Return the feedback page for one Grade as a list of (kind, content) blocks.
+
+    Kinds: "h1", "h2", "h3", "p" (text), "ul" (list of texts), "table" (header, rows).
+    """
+    run = grade.run
+    blocks = [
+        ("h1", f"Feedback for {run.submission.student}"),
+        ("p", f"Score: {format_points(grade.score)} out of {format_points(grade.max_score)}."),
+    ]
+    reasons = (run.reason, run.submission.error)
+    blocks += [("p", text) for text in dict.fromkeys(reasons) if text]
+    if run.submission.problems:
+        blocks += [("h2", "Notes on your submission"), ("ul", list(run.submission.problems))]
+    blocks += [("h2", "Results by category"), ("table", _category_table(grade))]
+    blocks += _work_on(grade, course)
+    return blocks
+
+
+def _category_table(grade):
+    rows = [
+        [
+            c.category,
+            f"{format_points(c.points)} / {format_points(c.max_points)}",
+            f"{c.passed} of {c.total}",
+        ]
+        for c in grade.categories
+    ]
+    return ["Category", "Points", "Tests passed"], rows
+
+
+def _work_on(grade, course):
+    completed = grade.run.status == "completed"
+    failing = {category: [] for category in CATEGORIES}
+    for outcome in grade.run.outcomes:
+        # After a run that stopped early, only real wrong answers point back to a lesson step.
+        if outcome.status == "failed" or (completed and outcome.status != "passed"):
+            failing.setdefault(outcome.category, []).append(outcome)
+    blocks = [("h2", "What to work on")]
+    if not completed:
+        blocks.append(("p", NOT_COMPLETED))
+    for category, outcomes in failing.items():
+        if not outcomes:
+            continue
+        blocks.append(("h3", category))
+        blocks.append(("p", hints.category_hint(category, course)))
+        for status in sorted({o.status for o in outcomes} & hints.STATUS_HINTS.keys()):
+            blocks.append(("p", hints.STATUS_HINTS[status]))
+        blocks.append(("ul", _failure_lines(outcomes)))
+    if completed and len(blocks) == 1:
+        blocks.append(("p", "Every hidden test passed. Well done."))
+    return blocks
+
+
+def _failure_lines(outcomes):
+    """Return one line per distinct test description; cases of one test are counted, not listed."""
+    statuses = {}
+    for outcome in outcomes:
+        statuses.setdefault(outcome.description, []).append(outcome.status)
+    lines = []
+    for description, found in statuses.items():
+        words = ", ".join(STATUS_WORDS.get(s, s) for s in dict.fromkeys(found))
+        cases = f" in {len(found)} cases" if len(found) > 1 else ""
+        lines.append(f"{description} ({words}{cases})")
+    return lines
+
+
+def format_points(points):
+    """Return points with two decimals, the same way on every run."""
+    return f"{points:.2f}"
+
+
+def render_markdown(blocks):
+    """Render feedback blocks as Markdown text."""
+    parts = []
+    for kind, content in blocks:
+        if kind in ("h1", "h2", "h3"):
+            parts.append("#" * int(kind[1]) + " " + content)
+        elif kind == "p":
+            parts.append(content)
+        elif kind == "ul":
+            parts.append("\n".join(f"- {item}" for item in content))
+        elif kind == "table":
+            header, rows = content
+            lines = [_md_row(header), _md_row(["---"] * len(header))]
+            lines += [_md_row(row) for row in rows]
+            parts.append("\n".join(lines))
+    return "\n\n".join(parts) + "\n"
+
+
+def _md_row(cells):
+    return "| " + " | ".join(str(cell).replace("|", "\\|") for cell in cells) + " |"
+
+
+def render_html(blocks, title):
+    """Render feedback blocks as a small standalone HTML page."""
+    body = []
+    for kind, content in blocks:
+        if kind in ("h1", "h2", "h3", "p"):
+            body.append(f"<{kind}>{html.escape(content)}</{kind}>")
+        elif kind == "ul":
+            items = "".join(f"<li>{html.escape(item)}</li>" for item in content)
+            body.append(f"<ul>{items}</ul>")
+        elif kind == "table":
+            body.append(_html_table(*content))
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f"<title>{html.escape(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
+        + "\n".join(body)
+        + "\n</body>\n</html>\n"
+    )
+
+
+def _html_table(header, rows):
+    head = "".join(f"<th>{html.escape(cell)}</th>" for cell in header)
+    lines = [f"<tr>{head}</tr>"]
+    for row in rows:
+        lines.append("<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>")
+    return "<table>\n" + "\n".join(lines) + "\n</table>"
+
+
+_STYLE = (
+    "body{font-family:sans-serif;max-width:48rem;margin:2rem auto;line-height:1.5}"
+    "table{border-collapse:collapse}th,td{border:1px solid #999;padding:.25rem .75rem}"
+)

@@ -1,0 +1,100 @@
+"""Hints for students: for each category, the idea to revisit and the lesson step that teaches it.
+
+Hints name a concept and a place in the lesson, never a hidden test's inputs or source, so a
+student can learn from them without being handed the tests.
+"""
+
+from course.assemble import load_course
+
+# What each category is about, in a student's words. Keys are grader.model.CATEGORIES.
+CONCEPTS = {
+    "envelope": (
+        "Every call returns a new dict with exactly the keys id, ok, value and error, the "
+        "request's id unchanged (0 and an empty string are ids too), ok as the bool True or "
+        "False, and nothing in the request or tools changed."
+    ),
+    "error_codes": (
+        "Each way a call can fail has one fixed code: unknown_tool before any handler runs, "
+        "invalid_input, permission_denied and not_found for the course's exceptions (and their "
+        "subclasses), tool_failed for any other exception. invoke_tool returns a failure "
+        "envelope instead of raising."
+    ),
+    "redaction": (
+        "Nothing from an exception may reach the envelope: not its message, its arguments, its "
+        "class name or its traceback, even when turning it into text would itself fail. Only "
+        "the code goes back."
+    ),
+    "vocabulary": (
+        "A result must be a JSON value: None, bool, int, finite float, str, list, or dict with "
+        "str keys, using exact built-in types. Anything else, or anything json.dumps refuses, "
+        "is invalid_result."
+    ),
+    "unicode_boundary": (
+        "The budget counts the UTF-8 bytes of the JSON text, not characters: a size equal to "
+        "max_result_bytes fits, one byte more is result_too_large, and text that cannot be "
+        "encoded as UTF-8 is invalid_result."
+    ),
+    "ownership": (
+        "Copy the arguments deeply before the handler sees them, and give back a value decoded "
+        "from the JSON text, so nothing mutable is shared with the caller or the handler and "
+        "every type survives exactly."
+    ),
+    "no_retry": (
+        "Call the handler exactly once per call, whatever happens, and never for a tool name "
+        "that is not in tools."
+    ),
+}
+
+# What a test's non-"passed" status means, for statuses that are not a plain wrong answer.
+STATUS_HINTS = {
+    "timeout": (
+        "Your code did not finish in time. Look for a loop that never ends, in invoke_tool or "
+        "in code that runs when the file loads."
+    ),
+    "crash": (
+        "Your code stopped the grading process before it could answer, for example by calling "
+        "exit() or sys.exit() or os._exit(). invoke_tool must return an envelope instead."
+    ),
+    "error": "Your invoke_tool could not be called, so this test could not check it.",
+    "memory": "Your code used more memory than the grader allows.",
+    "output_limit": (
+        "Your code printed far more than the grader allows. Remove large or repeated print calls."
+    ),
+}
+
+NOT_RUN_HINT = "Your code could not be run, so this test could not check it."
+
+
+def step_for_category(category, course=None):
+    """Return the lesson step that teaches `category`, or None if no step claims it."""
+    course = course or load_course()
+    return next((step for step in course.steps if category in step.categories), None)
+
+
+def revisit(category, course=None):
+    """Return a sentence naming the lesson step to go back to for `category`."""
+    step = step_for_category(category, course)
+    if step is None:
+        return "Revisit the lesson's final step, where invoke_tool is assembled."
+    return f"Revisit Step {step.number}, “{step.title}” ({step.notebook})."
+
+
+def category_hint(category, course=None):
+    """Return the hint for a failed test in `category`: the concept, then where to revisit it."""
+    return f"{CONCEPTS[category]} {revisit(category, course)}"
+
+
+def outcome_hint(outcome, run_completed=True, course=None):
+    """Return the student-facing output for one TestOutcome: empty when it passed.
+
+    When the run as a whole did not complete, the cause is the same for every test, so the
+    hint says what happened rather than pointing at the test's category.
+    """
+    if outcome.status == "passed":
+        return ""
+    status_hint = STATUS_HINTS.get(outcome.status)
+    if not run_completed:
+        return status_hint or NOT_RUN_HINT
+    if status_hint:
+        return f"{status_hint} {revisit(outcome.category, course)}"
+    return category_hint(outcome.category, course)

@@ -1,0 +1,95 @@
+"""One grading job: a single pytest session that runs the hidden tests for a list of submissions.
+
+    python -m grader.job INPUT.json OUTPUT_DIR    grade; write OUTPUT_DIR/<key>.json per submission
+    python -m grader.job --list OUTPUT.json        write the catalogue of hidden tests, run nothing
+
+The job runs only the grader's own code; student code runs in the sandbox workers it starts.
+Each result file is written atomically as soon as its submission is done, so the parent can
+report progress and keep every finished result even if this job dies later.
+"""
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from grader.model import CodeUnit
+from grader.plugin import GradingPlugin
+from grader.sandbox.client import containment_available
+from grader.sandbox.session import Limits
+
+HIDDEN_TESTS = Path(__file__).resolve().parent / "hidden"
+
+
+def pytest_arguments(collect_only=False):
+    """Return the arguments of the job's pytest session: quiet, with the project's addopts off."""
+    arguments = [
+        str(HIDDEN_TESTS),
+        "-q",
+        "-s",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:logging",
+        "-o",
+        "addopts=",
+        "--rootdir",
+        str(HIDDEN_TESTS),
+        "--strict-markers",
+    ]
+    return [*arguments, "--collect-only"] if collect_only else arguments
+
+
+def write_json(path, data):
+    """Write JSON to `path` atomically: readers see the whole file or no file."""
+    path = Path(path)
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps(data), encoding="utf-8")
+    os.replace(partial, path)
+
+
+def read_entries(data):
+    """Turn the job's input into the plugin's entries."""
+    return [
+        {
+            "key": str(item["key"]),
+            "units": tuple(CodeUnit(**unit) for unit in item.get("units", ())),
+            "error": item.get("error"),
+        }
+        for item in data["submissions"]
+    ]
+
+
+def grade(input_path, output_dir):
+    """Run the hidden tests for every submission listed in the input file."""
+    data = json.loads(Path(input_path).read_text(encoding="utf-8"))
+
+    def on_finished(key, result):
+        write_json(Path(output_dir) / f"{key}.json", result)
+
+    limits = Limits(**data["limits"], contained=containment_available())
+    plugin = GradingPlugin(read_entries(data), limits, on_finished)
+    return pytest.main(pytest_arguments(), plugins=[plugin])
+
+
+def list_tests(output_path):
+    """Write the catalogue of hidden tests without running any."""
+    plugin = GradingPlugin([], Limits(), on_finished=None)
+    code = pytest.main(pytest_arguments(collect_only=True), plugins=[plugin])
+    write_json(output_path, plugin.catalogue)
+    return code
+
+
+def main(argv):
+    """Dispatch on the command line; the exit status is pytest's."""
+    if argv[1] == "--list":
+        return list_tests(argv[2])
+    code = grade(argv[1], argv[2])
+    # Failed hidden tests are results, not job failures.
+    return 0 if code in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) else int(code)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,82 @@
+"""Load step: read a found submission into code units, without running any of it.
+
+Notebooks are read by the same assembly mechanism the lessons use, so the cells graded are
+the cells a student saw working. Anything unreadable becomes that student's result: a
+Submission with an `error` in the student's words and no units.
+"""
+
+from pathlib import Path
+
+from course.assemble import AssemblyError, exercise_cells, load_course, notebook_exercise_cells
+from grader.model import CodeUnit, Submission
+
+# A .py submission larger than this is not a student's answer to this lesson.
+MAX_PYTHON_BYTES = 1_000_000
+
+
+def load(found, course=None):
+    """Return the Submission for one discovered entry (a grader.discover.Found)."""
+    course = course or load_course()
+    readers = {"lessons": _load_lessons, "notebook": _load_notebook, "python": _load_python}
+    base = Submission(student=found.student, path=str(found.path), kind=found.kind, units=())
+    try:
+        units, problems = readers[found.kind](Path(found.path), course)
+    except AssemblyError as error:
+        return _unreadable(base, str(error))
+    except _Unreadable as error:
+        return _unreadable(base, str(error))
+    return Submission(
+        student=base.student,
+        path=base.path,
+        kind=base.kind,
+        units=tuple(units),
+        problems=tuple(problems),
+    )
+
+
+class _Unreadable(Exception):
+    """A submission file that cannot be turned into code; the message is for the student."""
+
+
+def _unreadable(base, reason):
+    return Submission(student=base.student, path=base.path, kind=base.kind, units=(), error=reason)
+
+
+def _units_from_cells(cells):
+    return [CodeUnit(label=c.label, filename=c.filename, source=c.source) for c in cells]
+
+
+def _load_lessons(folder, course):
+    assembly = exercise_cells(folder, course)
+    if not assembly.cells:
+        detail = assembly.problems[0] if assembly.problems else "no lesson notebook was found."
+        raise _Unreadable(
+            "None of your exercise cells could be read, so nothing could be graded. " + detail
+        )
+    return _units_from_cells(assembly.cells), assembly.problems
+
+
+def _load_notebook(path, course):
+    assembly = notebook_exercise_cells(path, course)
+    return _units_from_cells(assembly.cells), assembly.problems
+
+
+def _load_python(path, _course):
+    name = path.name
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise _Unreadable(f"{name} could not be opened ({type(error).__name__}).") from None
+    if len(data) > MAX_PYTHON_BYTES:
+        raise _Unreadable(f"{name} is larger than {MAX_PYTHON_BYTES} bytes, too large to grade.")
+    if b"\0" in data:
+        raise _Unreadable(f"{name} is not a text file, so it cannot be Python code.")
+    try:
+        source = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise _Unreadable(
+            f"{name} is not saved as UTF-8 text. Save it again as UTF-8 and resubmit."
+        ) from None
+    if not source.strip():
+        raise _Unreadable(f"{name} is empty, so there is nothing to grade.")
+    return [CodeUnit(label=name, filename=name, source=source)], ()

@@ -1,0 +1,123 @@
+"""The pytest plugin that runs the hidden tests once per submission and records each outcome.
+
+A job runs ONE pytest session. Its items are the hidden tests, collected once; the plugin's run
+loop runs every item once per submission, with that submission's sandbox session as the
+`submission` fixture, so each submission's tests run consecutively with one worker alive at a
+time. Outcomes are plain data, handed to `on_finished` as soon as a submission is done.
+"""
+
+import pytest
+
+from grader.sandbox.client import SandboxProblem
+from grader.sandbox.session import LoadFailure, SubmissionSession
+
+PLUGIN_KEY = pytest.StashKey()
+RUN_STATUSES = ("completed", "timeout", "crash", "error", "unreadable")
+
+
+def describe(item):
+    """Return the catalogue entry of a hidden test: its id, category and student-facing sentence."""
+    categories = [marker.args[0] for marker in item.iter_markers("category")]
+    category = categories[0] if len(categories) == 1 else "uncategorised"
+    doc = (item.function.__doc__ or "").strip().splitlines()
+    return {
+        "test_id": f"{category}/{item.name}",
+        "category": category,
+        "categories": categories,
+        "description": doc[0] if doc else item.name,
+    }
+
+
+def status_of(call):
+    """Return the test status one phase of a test ended with."""
+    if call.excinfo is None:
+        return "passed"
+    error = call.excinfo.value
+    if isinstance(error, SandboxProblem):
+        return error.status
+    if isinstance(error, AssertionError | pytest.fail.Exception):
+        return "failed"
+    return "error"
+
+
+class GradingPlugin:
+    """Runs the collected hidden tests for each submission in turn."""
+
+    def __init__(self, entries, limits, on_finished):
+        """`entries` are dicts with key, units (CodeUnits) and error; `on_finished(key, result)`."""
+        self.entries = entries
+        self.limits = limits
+        self.on_finished = on_finished
+        self.catalogue = []
+        self.current = None
+        self.statuses = {}
+
+    def pytest_configure(self, config):
+        config.stash[PLUGIN_KEY] = self
+
+    def pytest_collection_finish(self, session):
+        self.catalogue = [describe(item) for item in session.items]
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session):
+        if session.config.option.collectonly:
+            return None
+        for entry in self.entries:
+            self.on_finished(entry["key"], self.run_submission(session.items, entry))
+        return True
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        report = yield
+        status = status_of(call)
+        if status != "passed" and item.nodeid not in self.statuses:
+            # The detail is for the teacher's debugging log only: it may hold hidden inputs.
+            self.statuses[item.nodeid] = (status, str(call.excinfo.value)[:2000])
+        return report
+
+    def run_submission(self, items, entry):
+        """Run every item for one submission and return its result as plain data."""
+        if entry["error"] is not None:
+            return self.result_for_all("error", "unreadable", entry["error"])
+        session = SubmissionSession(entry["units"], self.limits)
+        try:
+            session.start()
+        except LoadFailure as failure:
+            session.stop()
+            status = failure.status if failure.status in RUN_STATUSES else "error"
+            return self.result_for_all(failure.status, status, failure.reason)
+        self.current = session
+        outcomes = []
+        try:
+            for index, item in enumerate(items):
+                nextitem = items[index + 1] if index + 1 < len(items) else None
+                self.statuses.pop(item.nodeid, None)
+                item.ihook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+                status, detail = self.statuses.pop(item.nodeid, ("passed", ""))
+                outcome = dict(describe(item), status=status, detail=detail)
+                outcome["output"] = session.take_output()
+                outcomes.append(outcome)
+        finally:
+            session.stop()
+            self.current = None
+        return self.finish(session, outcomes)
+
+    def finish(self, session, outcomes):
+        """Return the result of a submission whose tests all ran."""
+        notes = " ".join(session.problems)
+        if session.out_of_time():
+            reason = (
+                f"Your code used up its time limit of {self.limits.timeout:g} seconds, so the "
+                "tests that had not finished by then are marked timeout."
+            )
+            return {
+                "status": "timeout",
+                "reason": f"{reason} {notes}".strip(),
+                "outcomes": outcomes,
+            }
+        return {"status": "completed", "reason": notes, "outcomes": outcomes}
+
+    def result_for_all(self, test_status, status, reason):
+        """Return a result in which every hidden test ended with the same status."""
+        outcomes = [dict(entry, status=test_status, output="") for entry in self.catalogue]
+        return {"status": status, "reason": reason, "outcomes": outcomes}

@@ -1,0 +1,132 @@
+"""Report step: write grades.csv, and each student's results.json and feedback pages.
+
+Every file is written atomically, and the grade files hold nothing that changes between runs
+(no timings, no timestamps, fixed key order and number format), so grading the same
+submissions twice gives byte-identical grades.csv and results.json.
+"""
+
+import csv
+import io
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from grader import feedback, hints
+from grader.model import CATEGORIES
+from grader.score import points_per_test
+
+GRADES_FILE = "grades.csv"
+TIMINGS_FILE = "timings.json"
+
+
+def write_atomically(path, text):
+    """Write `text` to `path` so readers see the old file or the new one, never half of one."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def grades_csv(grades):
+    """Return the text of grades.csv: one row per student, sorted by student id."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["student", "score", "max_score", *CATEGORIES, "status"])
+    for grade in sorted(grades, key=lambda g: g.run.submission.student):
+        points = {c.category: c.points for c in grade.categories}
+        writer.writerow(
+            [
+                grade.run.submission.student,
+                feedback.format_points(grade.score),
+                feedback.format_points(grade.max_score),
+                *(feedback.format_points(points.get(c, 0.0)) for c in CATEGORIES),
+                grade.run.status,
+            ]
+        )
+    return buffer.getvalue()
+
+
+def results_json(grade, course=None):
+    """Return the text of one student's results.json, in Gradescope's autograder format."""
+    per_test = {c.category: points_per_test(c) for c in grade.categories}
+    names = _unique_names(grade.run.outcomes)
+    completed = grade.run.status == "completed"
+    tests = [
+        {
+            "name": name,
+            "score": per_test.get(outcome.category, 0.0) if outcome.status == "passed" else 0.0,
+            "max_score": per_test.get(outcome.category, 0.0),
+            "status": "passed" if outcome.status == "passed" else "failed",
+            "tags": [outcome.category],
+            "visibility": "visible",
+            "output": hints.outcome_hint(outcome, completed, course),
+        }
+        for name, outcome in zip(names, grade.run.outcomes, strict=True)
+    ]
+    document = {
+        "score": grade.score,
+        "output": summary(grade),
+        "visibility": "visible",
+        "tests": tests,
+    }
+    return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def _unique_names(outcomes):
+    """Return a test name per outcome; a repeated name gets a numbered suffix, in test order."""
+    names, seen = [], {}
+    for outcome in outcomes:
+        name = f"{outcome.category}: {outcome.description}"
+        seen[name] = seen.get(name, 0) + 1
+        names.append(name if seen[name] == 1 else f"{name} ({seen[name]})")
+    return names
+
+
+def summary(grade):
+    """Return a few sentences summing up one student's result."""
+    run = grade.run
+    score = feedback.format_points(grade.score)
+    top = feedback.format_points(grade.max_score)
+    lines = [f"You scored {score} out of {top}."]
+    lines += [text for text in (run.reason, run.submission.error) if text]
+    lines += list(run.submission.problems)
+    if run.status != "completed":
+        lines.append("Grading stopped early for that reason: fix it first, then submit again.")
+    elif grade.score < grade.max_score:
+        lines.append("See the tests below for what to revisit in the lesson.")
+    else:
+        lines.append("Every hidden test passed. Well done.")
+    return "\n".join(dict.fromkeys(lines))
+
+
+def write_student(grade, out_dir, course=None):
+    """Write one student's results.json, feedback.md and feedback.html under `out_dir`."""
+    student = grade.run.submission.student
+    folder = Path(out_dir) / student
+    write_atomically(folder / "results.json", results_json(grade, course))
+    blocks = feedback.feedback_blocks(grade, course)
+    write_atomically(folder / "feedback.md", feedback.render_markdown(blocks))
+    title = f"Feedback for {student}"
+    write_atomically(folder / "feedback.html", feedback.render_html(blocks, title))
+
+
+def write_grades(grades, out_dir):
+    """Write grades.csv for every graded student."""
+    write_atomically(Path(out_dir) / GRADES_FILE, grades_csv(grades))
+
+
+def write_timings(seconds_by_student, out_dir):
+    """Write how long each student's run took; kept apart so grade files stay reproducible."""
+    text = json.dumps(
+        {student: round(seconds, 3) for student, seconds in seconds_by_student.items()},
+        indent=2,
+        sort_keys=True,
+    )
+    write_atomically(Path(out_dir) / TIMINGS_FILE, text + "\n")

@@ -1,0 +1,159 @@
+"""One submission's time in the sandbox: a worker kept alive across tests, replaced when it fails.
+
+Hidden tests call `SubmissionSession.call(scenario)`. A test that hangs or kills the worker gets
+a SandboxProblem (labelled timeout or crash) and the next test starts a fresh worker, until the
+submission's own time budget is spent; from then on every call is a timeout straight away.
+"""
+
+import math
+import time
+from dataclasses import dataclass
+
+from grader.sandbox.client import SandboxProblem, SandboxTimeout, Worker
+from grader.sandbox.values import untag
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The time and output limits for one submission."""
+
+    timeout: float = 10.0  # wall-clock seconds for the whole submission
+    test_timeout: float = 2.0  # wall-clock seconds for one test, loading included
+    output_limit: int = 65536  # bytes of printed output kept per test
+    contained: bool = False  # run workers inside bubblewrap (see client.containment_command)
+
+
+class OutputLimit(SandboxProblem):
+    """The code printed more than the output file may hold, so its prints began to fail."""
+
+    status = "output_limit"
+
+
+class LoadFailure(SandboxProblem):
+    """The submission's code could not be loaded, so none of it can be tested."""
+
+    def __init__(self, reason, status="error"):
+        super().__init__(reason)
+        self.reason = reason
+        self.status = status
+
+
+class Observation:
+    """The worker's description of one scenario, decoded, with tolerant access to envelopes."""
+
+    def __init__(self, data):
+        self.data = data
+        self.envelopes = [untag(envelope) for envelope in data["envelopes"]]
+        self.raised = data["raised"]
+
+    @property
+    def envelope(self):
+        """The first envelope, or None when `invoke_tool` raised instead of returning one."""
+        return self.envelopes[0] if self.envelopes else None
+
+    def __getitem__(self, name):
+        return self.data[name]
+
+    def field(self, name, envelope=None):
+        """Return one field of an envelope, or MISSING if the envelope is not a dict holding it."""
+        envelope = self.envelope if envelope is None else envelope
+        if isinstance(envelope, dict) and name in envelope:
+            return envelope[name]
+        return MISSING
+
+
+class _Missing:
+    """Stands for a field an envelope lacks, and says so in assertion messages."""
+
+    def __repr__(self):
+        return "<no such field>"
+
+
+MISSING = _Missing()
+
+
+class SubmissionSession:
+    """Run scenarios for one submission, starting workers as needed within its time budget."""
+
+    def __init__(self, units, limits):
+        self.units = [{"label": u.label, "filename": u.filename, "source": u.source} for u in units]
+        self.limits = limits
+        self.deadline = time.monotonic() + limits.timeout
+        self.worker = None
+        self.output = []
+        self.problems = ()
+
+    def start(self):
+        """Start a worker and load the code; raise LoadFailure or a SandboxProblem if it fails."""
+        if self.out_of_time():
+            raise SandboxTimeout("the submission used up its time limit")
+        self.worker = Worker(math.ceil(self.limits.timeout) + 1, self.limits.contained)
+        message = {"op": "load", "units": self.units, "limits": self.worker.limits}
+        try:
+            reply = self._ask(message)
+        except SandboxProblem as problem:
+            raise LoadFailure(_load_reason(problem), problem.status) from None
+        if self.worker.output_full():
+            self.stop()
+            raise LoadFailure(OUTPUT_REASON, "output_limit")
+        if not reply.get("loaded"):
+            self.stop()
+            raise LoadFailure(str(reply.get("reason", "The code could not be loaded.")))
+        self.problems = tuple(str(problem) for problem in reply.get("problems", ()))
+
+    def call(self, scenario):
+        """Run one scenario in the worker and return its Observation."""
+        if self.worker is None:
+            self.start()
+        reply = self._ask({"op": "run", "scenario": scenario})
+        if self.worker.output_full():
+            # Every later print would fail, so this worker can no longer be judged fairly.
+            self.stop()
+            raise OutputLimit("the code printed more output than the limit allows")
+        if "observation" not in reply:
+            raise SandboxProblem(str(reply.get("error", "the worker gave no observation")))
+        return Observation(reply["observation"])
+
+    def _ask(self, message):
+        deadline = min(self.deadline, time.monotonic() + self.limits.test_timeout)
+        try:
+            return self.worker.ask(message, deadline)
+        except SandboxProblem:
+            self.stop()
+            raise
+
+    def out_of_time(self):
+        """Say whether the submission's whole time budget is spent."""
+        return time.monotonic() >= self.deadline
+
+    def take_output(self):
+        """Return what the code printed since the last call of this method, capped."""
+        if self.worker is not None:
+            self.output.append(self.worker.read_output(self.limits.output_limit))
+        text, self.output = "".join(self.output), []
+        return text[: self.limits.output_limit]
+
+    def stop(self):
+        """Stop the current worker, keeping what it printed for the current test."""
+        if self.worker is not None:
+            self.output.append(self.worker.read_output(self.limits.output_limit))
+            self.worker.close()
+            self.worker = None
+
+
+OUTPUT_REASON = (
+    "Your code printed so much while it was being loaded that the printing had to be "
+    "stopped, so none of it could be tested. Remove large or endless print() calls."
+)
+
+
+def _load_reason(problem):
+    if problem.status == "timeout":
+        return (
+            "Loading your code did not finish within the time limit, so none of it could be "
+            "tested. Look for a loop or a long computation at the top level of your code."
+        )
+    return (
+        f"Loading your code stopped the grader's process ({problem}), so none of it could be "
+        "tested. Look for os._exit() or similar calls at the top level of your code."
+    )

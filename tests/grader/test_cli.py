@@ -1,0 +1,130 @@
+"""`python -m grader` grades submissions end to end, and explains usage errors in one line."""
+
+import csv
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PROJECT = Path(__file__).resolve().parents[2]
+REFERENCE = PROJECT / "fixtures" / "submissions" / "correct" / "reference.py"
+
+
+def grader(*args, cwd=PROJECT):
+    return subprocess.run(
+        [sys.executable, "-m", "grader", *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def class_folder(tmp_path_factory):
+    """A small class: a correct .py, an unreadable .py, a broken notebook, a syntax error."""
+    folder = tmp_path_factory.mktemp("class")
+    shutil.copy(REFERENCE, folder / "ada.py")
+    (folder / "bin.py").write_bytes(b"\x00\x01binary")
+    (folder / "broken.ipynb").write_text('{"cells": [', encoding="utf-8")
+    (folder / "typo.py").write_text("def invoke_tool(request, tools:\n", encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def graded_twice(class_folder, tmp_path_factory):
+    outs = [tmp_path_factory.mktemp("out1"), tmp_path_factory.mktemp("out2")]
+    runs = [grader("grade", class_folder, "--out", out, "--jobs", "2") for out in outs]
+    return runs, outs
+
+
+def read_grades(out):
+    with (out / "grades.csv").open(encoding="utf-8", newline="") as stream:
+        return {row["student"]: row for row in csv.DictReader(stream)}
+
+
+def assert_one_line_usage_error(completed):
+    assert completed.returncode == 2
+    lines = completed.stderr.strip().splitlines()
+    assert len(lines) == 1, completed.stderr
+    assert lines[0].startswith("grader: error: ")
+
+
+def test_a_missing_path_is_a_one_line_usage_error(tmp_path):
+    completed = grader("grade", tmp_path / "nowhere", "--out", tmp_path / "out")
+    assert_one_line_usage_error(completed)
+    assert "nowhere" in completed.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_grade_without_submissions_is_a_one_line_usage_error(tmp_path):
+    assert_one_line_usage_error(grader("grade", "--out", tmp_path / "out"))
+
+
+def test_a_folder_with_nothing_to_grade_is_a_one_line_usage_error(tmp_path):
+    (tmp_path / "readme.txt").write_text("hello", encoding="utf-8")
+    assert_one_line_usage_error(grader("grade", tmp_path, "--out", tmp_path / "out"))
+
+
+def test_duplicate_student_ids_are_a_one_line_usage_error(tmp_path):
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "ada.py").write_text("x = 1\n", encoding="utf-8")
+    completed = grader("grade", tmp_path / "a", tmp_path / "b", "--out", tmp_path / "out")
+    assert_one_line_usage_error(completed)
+    assert "'ada'" in completed.stderr
+
+
+def test_grading_exits_zero_whatever_the_students_scored(graded_twice):
+    runs, _ = graded_twice
+    assert [run.returncode for run in runs] == [0, 0], runs[0].stderr
+
+
+def test_every_student_gets_a_row_and_reports(graded_twice):
+    _, (out, _) = graded_twice
+    grades = read_grades(out)
+    assert sorted(grades) == ["ada", "bin", "broken", "typo"]
+    assert grades["ada"]["score"] == grades["ada"]["max_score"]
+    for student in grades:
+        for name in ("results.json", "feedback.md", "feedback.html"):
+            assert (out / student / name).is_file()
+
+
+def test_an_unreadable_submission_is_that_students_result_not_a_crash(graded_twice):
+    _, (out, _) = graded_twice
+    grades = read_grades(out)
+    assert grades["bin"]["status"] == "unreadable"
+    assert grades["broken"]["status"] == "unreadable"
+    assert float(grades["typo"]["score"]) == 0
+    results = json.loads((out / "bin" / "results.json").read_text(encoding="utf-8"))
+    assert "not a text file" in results["output"]
+    assert {test["status"] for test in results["tests"]} == {"failed"}
+
+
+def test_the_summary_table_lists_every_student(graded_twice):
+    runs, _ = graded_twice
+    table = runs[0].stdout
+    assert "unicode_boundary" in table
+    for student in ("ada", "bin", "broken", "typo"):
+        assert f"\n{student} " in table
+
+
+def test_grading_the_same_submissions_twice_gives_byte_identical_files(graded_twice):
+    _, (first, second) = graded_twice
+    names = ["grades.csv"] + [f"{s}/results.json" for s in ("ada", "bin", "broken", "typo")]
+    for name in names:
+        assert (first / name).read_bytes() == (second / name).read_bytes(), name
+
+
+def test_no_arguments_grades_the_sample_class_into_grades(tmp_path):
+    completed = grader(cwd=tmp_path)
+    assert completed.returncode == 0, completed.stderr
+    grades = read_grades(tmp_path / "grades")
+    assert sorted(grades) == ["ada", "alan", "barbara", "grace", "linus"]
+    assert grades["ada"]["score"] == grades["ada"]["max_score"]
+    assert float(grades["alan"]["score"]) < float(grades["grace"]["score"])
+    assert "5/5" in completed.stderr

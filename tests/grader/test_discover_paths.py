@@ -1,0 +1,87 @@
+"""The discover step finds one submission per student, in any of the accepted layouts."""
+
+import json
+
+import pytest
+
+from course.assemble import load_course
+from grader.discover import UsageError, discover
+
+COURSE = load_course()
+FIRST_NOTEBOOK = COURSE.steps[0].notebook
+
+
+def write_notebook(path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4}), encoding="utf-8")
+
+
+def described(found):
+    return [(entry.student, entry.path.name, entry.kind) for entry in found]
+
+
+def test_a_lessons_folder_is_one_student_named_after_the_folder(tmp_path):
+    write_notebook(tmp_path / "ada" / FIRST_NOTEBOOK)
+    assert described(discover([tmp_path / "ada"])) == [("ada", "ada", "lessons")]
+
+
+def test_a_single_notebook_and_a_single_python_file_are_named_by_their_stem(tmp_path):
+    write_notebook(tmp_path / "grace.ipynb")
+    (tmp_path / "alan.py").write_text("x = 1\n", encoding="utf-8")
+    found = discover([tmp_path / "grace.ipynb", tmp_path / "alan.py"])
+    assert described(found) == [("alan", "alan.py", "python"), ("grace", "grace.ipynb", "notebook")]
+
+
+def test_an_nbgrader_tree_names_each_student_after_their_student_folder(tmp_path):
+    submitted = tmp_path / "submitted"
+    write_notebook(submitted / "linus" / COURSE.assignment / FIRST_NOTEBOOK)
+    write_notebook(submitted / "barbara" / COURSE.assignment / FIRST_NOTEBOOK)
+    found = discover([submitted])
+    assert [(e.student, e.kind) for e in found] == [("barbara", "lessons"), ("linus", "lessons")]
+    assert found[0].path == submitted / "barbara" / COURSE.assignment
+
+
+def test_a_class_folder_holding_submitted_is_searched_through(tmp_path):
+    write_notebook(tmp_path / "submitted" / "ada" / COURSE.assignment / FIRST_NOTEBOOK)
+    assert [e.student for e in discover([tmp_path])] == ["ada"]
+
+
+def test_a_folder_of_many_mixes_layouts_and_skips_hidden_and_other_files(tmp_path):
+    write_notebook(tmp_path / "ada" / FIRST_NOTEBOOK)
+    write_notebook(tmp_path / "grace.ipynb")
+    (tmp_path / "alan.py").write_text("x = 1\n", encoding="utf-8")
+    (tmp_path / "notes.txt").write_text("not a submission", encoding="utf-8")
+    write_notebook(tmp_path / ".ipynb_checkpoints" / "grace-checkpoint.ipynb")
+    found = discover([tmp_path])
+    assert described(found) == [
+        ("ada", "ada", "lessons"),
+        ("alan", "alan.py", "python"),
+        ("grace", "grace.ipynb", "notebook"),
+    ]
+
+
+def test_a_missing_path_is_a_usage_error_naming_it(tmp_path):
+    with pytest.raises(UsageError, match="nowhere"):
+        discover([tmp_path / "nowhere"])
+
+
+def test_a_folder_with_nothing_to_grade_is_a_usage_error(tmp_path):
+    (tmp_path / "notes.txt").write_text("hello", encoding="utf-8")
+    with pytest.raises(UsageError, match="nothing to grade"):
+        discover([tmp_path])
+
+
+def test_a_file_that_is_not_a_notebook_or_python_is_a_usage_error(tmp_path):
+    (tmp_path / "essay.docx").write_bytes(b"PK")
+    with pytest.raises(UsageError, match=r"essay\.docx"):
+        discover([tmp_path / "essay.docx"])
+
+
+def test_two_submissions_with_one_student_id_are_a_usage_error_naming_both(tmp_path):
+    write_notebook(tmp_path / "a" / "ada.ipynb")
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "ada.py").write_text("x = 1\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="'ada'") as caught:
+        discover([tmp_path / "a", tmp_path / "b"])
+    assert "ada.ipynb" in str(caught.value)
+    assert "ada.py" in str(caught.value)

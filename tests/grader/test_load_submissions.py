@@ -1,0 +1,94 @@
+"""The load step reads submissions into code units, and turns unreadable ones into a reason."""
+
+import json
+from pathlib import Path
+
+from course.assemble import load_course
+from grader.discover import Found
+from grader.load import load
+
+COURSE = load_course()
+
+
+def exercise_cell(cell_id, source):
+    return {
+        "cell_type": "code",
+        "id": cell_id,
+        "metadata": {"nbgrader": {"grade_id": cell_id, "solution": True}},
+        "source": source,
+        "outputs": [],
+        "execution_count": None,
+    }
+
+
+def write_notebook(path, cells):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4}), encoding="utf-8")
+
+
+def write_lesson(folder):
+    for step in COURSE.steps:
+        cells = [exercise_cell(c, f"# {c}\n") for c in step.exercises]
+        write_notebook(Path(folder) / step.notebook, cells)
+
+
+def test_a_lessons_folder_gives_every_exercise_cell_in_lesson_order(tmp_path):
+    write_lesson(tmp_path)
+    submission = load(Found("ada", tmp_path, "lessons"))
+    expected = [f"# {cell_id}\n" for step in COURSE.steps for cell_id in step.exercises]
+    assert [unit.source for unit in submission.units] == expected
+    assert submission.error is None
+    assert submission.problems == ()
+
+
+def test_a_deleted_exercise_cell_is_a_problem_not_an_error(tmp_path):
+    write_lesson(tmp_path)
+    first = COURSE.steps[0]
+    write_notebook(tmp_path / first.notebook, [])
+    submission = load(Found("ada", tmp_path, "lessons"))
+    assert submission.error is None
+    assert any(first.exercises[0] in problem for problem in submission.problems)
+    assert len(submission.units) == sum(len(s.exercises) for s in COURSE.steps) - 1
+
+
+def test_a_lessons_folder_with_nothing_readable_gets_an_error(tmp_path):
+    (tmp_path / COURSE.steps[0].notebook).write_text("{not json", encoding="utf-8")
+    submission = load(Found("ada", tmp_path, "lessons"))
+    assert submission.units == ()
+    assert "could not be read" in submission.error
+
+
+def test_a_single_notebook_gives_the_exercise_cells_it_holds(tmp_path):
+    step = COURSE.steps[-1]
+    write_notebook(tmp_path / "grace.ipynb", [exercise_cell(step.exercises[0], "x = 1\n")])
+    submission = load(Found("grace", tmp_path / "grace.ipynb", "notebook"))
+    assert [unit.source for unit in submission.units] == ["x = 1\n"]
+    assert step.notebook in submission.units[0].filename
+
+
+def test_a_malformed_notebook_is_that_students_error(tmp_path):
+    (tmp_path / "grace.ipynb").write_text('{"cells": [', encoding="utf-8")
+    submission = load(Found("grace", tmp_path / "grace.ipynb", "notebook"))
+    assert submission.units == ()
+    assert "grace.ipynb could not be read" in submission.error
+
+
+def test_a_python_file_is_one_unit_named_after_the_file(tmp_path):
+    path = tmp_path / "alan.py"
+    path.write_text("def invoke_tool(request, tools, *, max_result_bytes=4096):\n    pass\n")
+    submission = load(Found("alan", path, "python"))
+    assert [(u.label, u.filename) for u in submission.units] == [("alan.py", "alan.py")]
+    assert submission.units[0].source.startswith("def invoke_tool")
+
+
+def test_binary_empty_and_non_utf8_python_files_are_errors_with_a_reason(tmp_path):
+    cases = {"binary.py": b"\x00\x01\x02", "empty.py": b"  \n", "latin.py": b"x = '\xe9'\n"}
+    reasons = {}
+    for name, data in cases.items():
+        (tmp_path / name).write_bytes(data)
+        submission = load(Found(name[:-3], tmp_path / name, "python"))
+        assert submission.units == ()
+        reasons[name] = submission.error
+    assert "not a text file" in reasons["binary.py"]
+    assert "empty" in reasons["empty.py"]
+    assert "UTF-8" in reasons["latin.py"]

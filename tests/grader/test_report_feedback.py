@@ -1,0 +1,87 @@
+"""Feedback pages tell a student each category's result and what to revisit, in plain words."""
+
+from typing import NamedTuple
+
+from grader import feedback, model
+from grader.model import RunResult, Submission
+from grader.score import score
+
+
+class Hidden(NamedTuple):
+    test_id: str
+    category: str
+    description: str
+
+
+HIDDEN = [
+    Hidden(*entry)
+    for entry in [
+        ("envelope-id", "envelope", "the envelope keeps the request's id"),
+        ("redaction-message", "redaction", "an exception's message stays out of the envelope"),
+    ]
+]
+
+
+def grade_for(statuses, run_status="completed", reason="", problems=()):
+    submission = Submission("ada", "ada", "lessons", units=(), problems=problems)
+    outcomes = tuple(
+        model.TestOutcome(test_id=t, category=c, status=s, description=d)
+        for (t, c, d), s in zip(HIDDEN, statuses, strict=False)
+    )
+    return score(RunResult(submission, outcomes, run_status, reason=reason), HIDDEN)
+
+
+def markdown(grade):
+    return feedback.render_markdown(feedback.feedback_blocks(grade))
+
+
+def test_each_category_result_is_listed():
+    text = markdown(grade_for(["passed", "failed"]))
+    assert "| envelope | 10.00 / 10.00 | 1 of 1 |" in text
+    assert "| redaction | 0.00 / 10.00 | 0 of 1 |" in text
+
+
+def test_a_failure_gets_the_concept_and_the_step_to_revisit():
+    text = markdown(grade_for(["passed", "failed"]))
+    assert "### redaction" in text
+    assert "Revisit Step 2" in text
+    assert "02-failure-codes.ipynb" in text
+    assert "- an exception's message stays out of the envelope (failed)" in text
+    assert "### envelope" not in text
+
+
+def test_a_perfect_result_says_so():
+    assert "Every hidden test passed" in markdown(grade_for(["passed", "passed"]))
+
+
+def test_a_run_that_stopped_early_gives_its_reason_instead_of_category_hints():
+    grade = grade_for([], run_status="timeout", reason="Your file never finished loading.")
+    text = markdown(grade)
+    assert "Your file never finished loading." in text
+    assert "Grading stopped early" in text
+    assert "Revisit Step" not in text
+
+
+def test_problems_found_in_the_notebooks_are_listed():
+    text = markdown(grade_for(["passed", "passed"], problems=("A cell is missing.",)))
+    assert "- A cell is missing." in text
+
+
+def test_the_html_page_escapes_what_it_shows():
+    grade = grade_for(["passed", "failed"], problems=("<script>alert(1)</script>",))
+    page = feedback.render_html(feedback.feedback_blocks(grade), "Feedback for ada")
+    assert page.startswith("<!DOCTYPE html>")
+    assert "<script>" not in page
+    assert "&lt;script&gt;" in page
+    assert "<h3>redaction</h3>" in page
+
+
+def test_cases_of_one_test_are_counted_on_one_line():
+    submission = Submission("ada", "ada", "lessons", units=())
+    cases = [Hidden(f"envelope-id[{n}]", "envelope", "the id comes back unchanged") for n in "ab"]
+    outcomes = tuple(
+        model.TestOutcome(t.test_id, t.category, "failed", t.description) for t in cases
+    )
+    text = markdown(score(RunResult(submission, outcomes, "completed"), cases))
+    assert text.count("the id comes back unchanged") == 1
+    assert "- the id comes back unchanged (failed in 2 cases)" in text

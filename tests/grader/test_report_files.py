@@ -1,0 +1,117 @@
+"""The report step writes grades.csv and results.json reproducibly and atomically."""
+
+import csv
+import json
+from typing import NamedTuple
+
+from grader import model, report
+from grader.model import CATEGORIES, RunResult, Submission
+from grader.score import score
+
+
+class Hidden(NamedTuple):
+    test_id: str
+    category: str
+    description: str
+
+
+HIDDEN = [
+    Hidden(*entry)
+    for entry in [
+        ("envelope-id", "envelope", "the envelope keeps the request's id"),
+        ("envelope-keys", "envelope", "the envelope keeps the request's id"),
+        ("codes-unknown", "error_codes", "an unknown tool gives unknown_tool"),
+        ("own-args", "ownership", "the handler gets its own copy of the arguments"),
+    ]
+]
+
+
+def grade_for(student, statuses, run_status="completed", **submission_fields):
+    submission = Submission(student=student, path=f"{student}.py", kind="python", units=())
+    submission = Submission(**{**submission.__dict__, **submission_fields})
+    outcomes = tuple(
+        model.TestOutcome(test_id=t, category=c, status=s, description=d, output="SECRET printed")
+        for (t, c, d), s in zip(HIDDEN, statuses, strict=False)
+    )
+    return score(RunResult(submission, outcomes, run_status, reason=""), HIDDEN)
+
+
+def test_grades_csv_has_one_row_per_student_with_every_category(tmp_path):
+    grades = [
+        grade_for("grace", ["passed"] * 4),
+        grade_for("ada", ["passed", "failed", "passed", "failed"]),
+    ]
+    report.write_grades(grades, tmp_path)
+    with (tmp_path / "grades.csv").open(encoding="utf-8", newline="") as stream:
+        rows = list(csv.DictReader(stream))
+    assert list(rows[0]) == ["student", "score", "max_score", *CATEGORIES, "status"]
+    assert [row["student"] for row in rows] == ["ada", "grace"]
+    assert rows[0]["envelope"] == "5.00"
+    assert rows[0]["ownership"] == "0.00"
+    assert rows[0]["score"] == "15.00"
+    assert rows[1]["status"] == "completed"
+
+
+def test_results_json_has_one_gradescope_test_per_hidden_test(tmp_path):
+    grade = grade_for("ada", ["passed", "failed", "passed", "failed"])
+    report.write_student(grade, tmp_path)
+    document = json.loads((tmp_path / "ada" / "results.json").read_text(encoding="utf-8"))
+    assert document["score"] == grade.score
+    tests = document["tests"]
+    assert len(tests) == len(HIDDEN)
+    assert [t["tags"] for t in tests] == [[c] for _, c, _ in HIDDEN]
+    assert [t["status"] for t in tests] == ["passed", "failed", "passed", "failed"]
+    assert [t["score"] for t in tests] == [5.0, 0.0, 10.0, 0.0]
+    assert {t["visibility"] for t in tests} == {"visible"}
+    assert len({t["name"] for t in tests}) == len(tests)
+
+
+def test_a_failed_test_output_names_the_lesson_step_and_never_the_printed_output(tmp_path):
+    grade = grade_for("ada", ["passed", "passed", "passed", "failed"])
+    report.write_student(grade, tmp_path)
+    tests = json.loads((tmp_path / "ada" / "results.json").read_text(encoding="utf-8"))["tests"]
+    ownership = tests[-1]["output"]
+    assert "05-ownership.ipynb" in ownership
+    assert "SECRET" not in (tmp_path / "ada" / "results.json").read_text(encoding="utf-8")
+    assert tests[0]["output"] == ""
+
+
+def test_a_timed_out_test_says_so_plainly(tmp_path):
+    grade = grade_for("ada", ["timeout", "passed", "passed", "passed"])
+    output = json.loads(report.results_json(grade))["tests"][0]["output"]
+    assert "did not finish in time" in output
+
+
+def test_the_same_grades_give_byte_identical_files(tmp_path):
+    grades = [grade_for("ada", ["passed", "failed", "timeout", "passed"])]
+    for out in (tmp_path / "one", tmp_path / "two"):
+        report.write_grades(grades, out)
+        report.write_student(grades[0], out)
+    for name in ("grades.csv", "ada/results.json", "ada/feedback.md", "ada/feedback.html"):
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
+
+
+def test_writing_atomically_replaces_the_file_and_leaves_no_temporary_file(tmp_path):
+    target = tmp_path / "grades.csv"
+    target.write_text("old", encoding="utf-8")
+    report.write_atomically(target, "new")
+    assert target.read_text(encoding="utf-8") == "new"
+    assert [p.name for p in tmp_path.iterdir()] == ["grades.csv"]
+
+
+def test_timings_go_in_their_own_file(tmp_path):
+    report.write_timings({"ada": 1.23456}, tmp_path)
+    assert json.loads((tmp_path / "timings.json").read_text(encoding="utf-8")) == {"ada": 1.235}
+
+
+def test_the_summary_says_what_to_do_next():
+    every_category = [Hidden(c, c, c) for c in CATEGORIES]
+    passes = tuple(model.TestOutcome(t.test_id, t.category, "passed", "") for t in every_category)
+    submission = Submission(student="ada", path="ada.py", kind="python", units=())
+    grade = score(RunResult(submission, passes, "completed"), every_category)
+    perfect = json.loads(report.results_json(grade))
+    partial = json.loads(report.results_json(grade_for("ada", ["failed"] * 4)))
+    stopped = json.loads(report.results_json(grade_for("ada", [], run_status="timeout")))
+    assert "Every hidden test passed" in perfect["output"]
+    assert "revisit" in partial["output"]
+    assert "stopped early" in stopped["output"]

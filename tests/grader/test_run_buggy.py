@@ -1,0 +1,70 @@
+"""A bug in one rule costs the tests of that rule's category, and no other category's."""
+
+from pathlib import Path
+
+import pytest
+
+from grader.model import CodeUnit, Submission
+from grader.run import RunSettings, run_submissions
+
+REFERENCE = (
+    Path(__file__).resolve().parents[2] / "fixtures/submissions/correct/reference.py"
+).read_text(encoding="utf-8")
+
+# name: (text of the reference, its buggy replacement, the one category that must fail)
+BUGS = {
+    "ok_is_one": ('"ok": True,', '"ok": 1,', "envelope"),
+    "id_lost_when_falsy": (
+        'request_id = request["id"]',
+        'request_id = request["id"] or None',
+        "envelope",
+    ),
+    "permission_error_is_denied": (
+        "isinstance(exc, PermissionDeniedError)",
+        "isinstance(exc, (PermissionDeniedError, PermissionError))",
+        "error_codes",
+    ),
+    "swallows_base_exceptions": (
+        "except Exception as exc:",
+        "except BaseException as exc:",
+        "error_codes",
+    ),
+    "prints_the_exception": (
+        "    except Exception as exc:\n        return False, exc",
+        "    except Exception as exc:\n        print('failed:', exc)\n        return False, exc",
+        "redaction",
+    ),
+    "trusts_json_dumps": ("    check_json_value(value)\n", "", "vocabulary"),
+    "misses_surrogates": ("except UnicodeEncodeError:", "except ZeroDivisionError:", "vocabulary"),
+    "compact_separators": (
+        "allow_nan=False)",
+        "allow_nan=False, separators=(',', ':'))",
+        "unicode_boundary",
+    ),
+    "no_argument_copy": ("return copy.deepcopy(arguments)", "return arguments", "ownership"),
+    "value_not_fresh": ("value=fresh_value(text)", "value=outcome", "ownership"),
+    "retries_failures": (
+        "    except Exception as exc:\n        return False, exc",
+        "    except Exception as exc:\n        try:\n            return True, handler(arguments)\n"
+        "        except Exception:\n            return False, exc",
+        "no_retry",
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def results():
+    submissions = []
+    for name, (old, new, _) in BUGS.items():
+        assert old in REFERENCE, name
+        source = REFERENCE.replace(old, new)
+        submissions.append(Submission(name, name, "python", (CodeUnit(name, name, source),)))
+    runs = run_submissions(submissions, RunSettings(jobs=2))
+    return {result.submission.student: result for result in runs}
+
+
+@pytest.mark.parametrize("name", BUGS)
+def test_bug_costs_exactly_its_own_category(results, name):
+    failed = {o.category for o in results[name].outcomes if o.status != "passed"}
+    assert failed == {BUGS[name][2]}
+    assert results[name].status == "completed"

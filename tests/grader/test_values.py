@@ -1,0 +1,87 @@
+"""Tagged values keep exact types through JSON and describe hostile objects without running them."""
+
+import collections
+import enum
+import json
+import math
+
+import pytest
+
+from grader.sandbox.values import MAX_DEPTH, MAX_STR, Limit, Opaque, same_json, tag, untag
+
+PLAIN = {
+    "scalars": [None, True, False, 0, -7, 10**40, 1.0, -0.0, "", "é😀"],
+    "containers": {"list": [1, [2]], "dict": {"a": {"b": None}}, "empty": [{}, []]},
+    "outside": [(1, 2), {3}, frozenset({4}), {1: "int key", (1,): "tuple key"}],
+    "floats": [math.inf, -math.inf, 5e-324, 1e308],
+    "surrogate": ["\ud800", {"\udfff": 1}],
+    "huge_int": 10**5000,
+}
+
+
+def through_json(value):
+    """Send a tagged value through JSON text, as the pipe between the processes does."""
+    return untag(json.loads(json.dumps(tag(value))))
+
+
+@pytest.mark.parametrize("value", PLAIN.values(), ids=PLAIN.keys())
+def test_round_trip_keeps_values_and_exact_types(value):
+    assert same_json(through_json(value), value)
+    assert through_json(value) == value
+
+
+def test_nan_survives_the_round_trip():
+    assert math.isnan(through_json([math.nan])[0])
+
+
+def test_true_and_one_stay_different():
+    assert not same_json(through_json([True, 1.0]), [1, 1])
+    assert [type(item) for item in through_json([True, 1, 1.0])] == [bool, int, float]
+
+
+class Color(enum.IntEnum):
+    RED = 1
+
+
+class Sneaky(list):
+    def __iter__(self):
+        raise AssertionError("the picture must not call the object's own methods")
+
+
+class Meta(type):
+    @property
+    def __name__(cls):
+        raise AssertionError("the picture must not call a metaclass property")
+
+
+class Strange(metaclass=Meta):
+    pass
+
+
+def test_subclasses_and_objects_become_opaque_with_their_content():
+    decoded = through_json([Color.RED, collections.OrderedDict(a=1), Sneaky([1, 2]), Strange()])
+    assert decoded[0] == Opaque("Color", "int", 1)
+    assert decoded[1] == Opaque("OrderedDict", "dict", {"a": 1})
+    assert decoded[2] == Opaque("Sneaky", "list", [1, 2])
+    assert decoded[3] == Opaque("Strange")
+
+
+def test_cycles_and_depth_are_bounded():
+    loop = [1]
+    loop.append(loop)
+    decoded = through_json(loop)
+    depth = 0
+    while isinstance(decoded, list):
+        decoded, depth = decoded[1], depth + 1
+    assert decoded == Limit("deep")
+    assert depth == MAX_DEPTH + 1
+
+
+def test_long_strings_are_cut():
+    assert through_json("x" * (MAX_STR + 5)) == Limit("cut", "x" * MAX_STR)
+
+
+def test_same_json_ignores_key_order_but_not_types():
+    assert same_json({"a": 1, "b": [2.0]}, {"b": [2.0], "a": 1})
+    assert not same_json({"a": 1}, {"a": 1.0})
+    assert not same_json({"a": [False]}, {"a": [0]})

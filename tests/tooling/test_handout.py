@@ -1,0 +1,127 @@
+"""The handout holds what a student needs for the lessons, and nothing that gives answers away."""
+
+import json
+import re
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tooling.handout import build_handout
+from tooling.paths import REPO_ROOT, SOLUTIONS_DIR, assignment_name
+
+# Bodies of the reference solution that must never reach a student.
+REFERENCE_SNIPPETS = ("copy.deepcopy(arguments)", "isinstance(exc, InvalidInputError)")
+FORBIDDEN_FOLDERS = ("grader", "tests", "solutions", "fixtures/submissions")
+
+
+@pytest.fixture(scope="module")
+def handout(tmp_path_factory):
+    """Build the handout once into a temporary folder; return the folder and its zip."""
+    folder = tmp_path_factory.mktemp("build") / "handout"
+    archive = build_handout(folder)
+    return folder, archive
+
+
+def handout_files(folder):
+    """Return every file of the handout, relative to its folder, as POSIX paths."""
+    return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
+
+
+def normalized_lines(text):
+    """Return the non-blank lines of `text`, stripped, joined by newlines."""
+    return "\n".join(line.strip() for line in text.splitlines() if line.strip())
+
+
+def solution_bodies():
+    """Return the code between the solution markers of every solution notebook, normalized."""
+    pattern = re.compile(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", re.S)
+    bodies = []
+    for path in sorted((SOLUTIONS_DIR / assignment_name()).glob("*.ipynb")):
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+            bodies += [normalized_lines(body) for body in pattern.findall(source)]
+    return bodies
+
+
+def test_handout_holds_every_lesson_the_supplied_code_and_the_records(handout):
+    folder, _ = handout
+    files = handout_files(folder)
+    lessons = sorted((REPO_ROOT / "lessons" / assignment_name()).glob("*.ipynb"))
+    assert lessons, "there are no generated lessons to hand out"
+    for lesson in lessons:
+        assert (folder / "lessons" / assignment_name() / lesson.name).read_bytes() == (
+            lesson.read_bytes()
+        )
+    for source in (REPO_ROOT / "course").rglob("*"):
+        if source.is_file() and "__pycache__" not in source.parts:
+            assert source.relative_to(REPO_ROOT).as_posix() in files
+    for record in (REPO_ROOT / "fixtures" / "records").glob("*.json"):
+        assert f"fixtures/records/{record.name}" in files
+    assert {"README.md", "requirements.txt", "pyproject.toml"} <= files
+
+
+def test_student_requirements_pin_the_course_versions_and_install_the_course(handout):
+    folder, _ = handout
+    lines = (folder / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    course_pins = (REPO_ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    for name in ("jupyterlab", "notebook", "ipywidgets", "ipykernel"):
+        pinned = [line for line in lines if line.startswith(f"{name}==")]
+        assert len(pinned) == 1 and pinned[0] in course_pins, lines
+    assert "-e ." in lines
+    assert not any(line.startswith(("nbgrader", "pytest", "selenium")) for line in lines)
+
+
+def test_student_pyproject_packages_only_the_course(handout):
+    folder, _ = handout
+    project = tomllib.loads((folder / "pyproject.toml").read_text(encoding="utf-8"))
+    assert project["tool"]["setuptools"]["packages"]["find"]["include"] == ["course*"]
+
+
+def test_student_readme_says_how_to_install_and_to_save_before_moving_on(handout):
+    folder, _ = handout
+    readme = (folder / "README.md").read_text(encoding="utf-8")
+    assert (
+        "python3 -m venv .venv && .venv/bin/pip install -r requirements.txt && "
+        f".venv/bin/jupyter lab lessons/{assignment_name()}"
+    ) in readme
+    assert "Save each notebook" in readme
+    assert "{assignment}" not in readme
+
+
+def test_handout_gives_no_solution_away(handout):
+    folder, _ = handout
+    bodies = solution_bodies()
+    assert bodies, "no solution bodies were found to look for"
+    for name in handout_files(folder):
+        text = (folder / name).read_text(encoding="utf-8", errors="replace")
+        assert "### BEGIN SOLUTION" not in text, name
+        for snippet in REFERENCE_SNIPPETS:
+            assert snippet not in text, f"{name} holds the reference code {snippet!r}"
+        flat = normalized_lines(text)
+        for body in bodies:
+            assert body not in flat, f"{name} holds a solution body:\n{body}"
+
+
+def test_handout_holds_no_grader_test_or_submission_file(handout):
+    folder, _ = handout
+    files = handout_files(folder)
+    for name in files:
+        assert not name.startswith(tuple(f"{f}/" for f in FORBIDDEN_FOLDERS)), name
+    hidden = {
+        p.read_bytes()
+        for top in ("grader", "tests")
+        for p in (REPO_ROOT / top).rglob("*.py")
+        if p.stat().st_size > 0
+    }
+    for name in files:
+        assert (folder / name).read_bytes() not in hidden, f"{name} is a copy of a hidden file"
+
+
+def test_zip_holds_exactly_the_handout_folder(handout):
+    folder, archive = handout
+    assert Path(archive) == folder.with_suffix(".zip")
+    with zipfile.ZipFile(archive) as opened:
+        names = {n for n in opened.namelist() if not n.endswith("/")}
+    assert names == handout_files(folder)

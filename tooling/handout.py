@@ -1,0 +1,78 @@
+"""Build exactly what students receive: the lessons, the supplied code and records, and a README.
+
+`python -m tooling.handout [folder]` writes the handout to `folder` (default build/handout/) and
+a zip of it next to the folder. It copies from an allow-list, never from the repository as a
+whole, so the solutions, the grader and the tests cannot slip in.
+"""
+
+import argparse
+import re
+import shutil
+import sys
+from pathlib import Path
+
+from tooling.paths import LESSONS_DIR, REPO_ROOT, assignment_name, relative
+
+DEFAULT_FOLDER = REPO_ROOT / "build" / "handout"
+# The packages a student needs to open and run the lessons; pins come from requirements.txt.
+STUDENT_PACKAGES = ("jupyterlab", "notebook", "ipywidgets", "ipykernel")
+# The student README (a template naming the assignment) and pyproject, kept as plain files.
+STUDENT_FILES = Path(__file__).with_name("student")
+IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints")
+
+
+def pinned_requirements(requirements_file=REPO_ROOT / "requirements.txt"):
+    """Return the requirement lines a student installs, pinned as requirements.txt pins them."""
+    pins = {}
+    for line in Path(requirements_file).read_text(encoding="utf-8").splitlines():
+        match = re.match(r"([A-Za-z0-9_.-]+)\s*==", line.strip())
+        if match:
+            pins[match.group(1).lower()] = line.strip()
+    missing = [name for name in STUDENT_PACKAGES if name not in pins]
+    if missing:
+        raise ValueError(f"requirements.txt pins none of: {', '.join(missing)}")
+    return [pins[name] for name in STUDENT_PACKAGES] + ["-e ."]
+
+
+def build_handout(folder=DEFAULT_FOLDER, *, lessons_dir=LESSONS_DIR):
+    """Write the handout into `folder` (replacing it) and a zip beside it; return the zip's path."""
+    folder = Path(folder)
+    assignment = assignment_name()
+    lessons = Path(lessons_dir) / assignment
+    if not sorted(lessons.glob("*.ipynb")):
+        raise FileNotFoundError(f"{relative(lessons)} holds no notebooks: run `make lessons`.")
+    shutil.rmtree(folder, ignore_errors=True)
+    target_lessons = folder / "lessons" / assignment
+    target_lessons.mkdir(parents=True)
+    for notebook in sorted(lessons.glob("*.ipynb")):
+        shutil.copy2(notebook, target_lessons / notebook.name)
+    shutil.copytree(REPO_ROOT / "course", folder / "course", ignore=IGNORED)
+    records = folder / "fixtures" / "records"
+    records.mkdir(parents=True)
+    for record in sorted((REPO_ROOT / "fixtures" / "records").glob("*.json")):
+        shutil.copy2(record, records / record.name)
+    requirements = "\n".join(pinned_requirements()) + "\n"
+    (folder / "requirements.txt").write_text(requirements, encoding="utf-8")
+    shutil.copy2(STUDENT_FILES / "pyproject.toml", folder / "pyproject.toml")
+    readme = (STUDENT_FILES / "README.md").read_text(encoding="utf-8")
+    readme = readme.replace("{assignment}", assignment)
+    (folder / "README.md").write_text(readme, encoding="utf-8")
+    return Path(shutil.make_archive(str(folder), "zip", root_dir=folder))
+
+
+def main(argv=None):
+    """Build the handout folder and its zip, and say where they are."""
+    parser = argparse.ArgumentParser(prog="python -m tooling.handout", description=__doc__)
+    parser.add_argument("folder", nargs="?", default=DEFAULT_FOLDER, type=Path)
+    args = parser.parse_args(argv)
+    try:
+        archive = build_handout(args.folder)
+    except (FileNotFoundError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    print(f"Wrote {relative(args.folder)}/ and {relative(archive)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -29,10 +29,26 @@ def build_parser():
     parser = _Parser(prog="grader", description="Grade invoke_tool submissions.")
     commands = parser.add_subparsers(dest="command", parser_class=_Parser)
     grade = commands.add_parser("grade", help="grade submissions and write reports")
-    grade.add_argument("submissions", nargs="+", metavar="SUBMISSION")
-    grade.add_argument("--out", required=True, type=Path, metavar="DIR")
-    grade.add_argument("--jobs", type=_positive(int), default=1, metavar="N")
-    grade.add_argument("--timeout", type=_positive(float), default=10.0, metavar="S")
+    grade.add_argument(
+        "submissions",
+        nargs="+",
+        metavar="SUBMISSION",
+        help="a lessons folder, a notebook, a .py file, an nbgrader submitted/ tree, "
+        "or a folder of these",
+    )
+    grade.add_argument(
+        "--out", required=True, type=Path, metavar="DIR", help="where reports are written"
+    )
+    grade.add_argument(
+        "--jobs", type=_positive(int), default=1, metavar="N", help="parallel jobs (default 1)"
+    )
+    grade.add_argument(
+        "--timeout",
+        type=_positive(float),
+        default=10.0,
+        metavar="S",
+        help="wall-clock seconds allowed per submission (default 10)",
+    )
     commands.add_parser("selfcheck", help="check the grader against the fixture catalogue")
     return parser
 

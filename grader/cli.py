@@ -10,6 +10,7 @@ from grader.feedback import format_points
 from grader.model import CATEGORIES
 from grader.pipeline import find_submissions, grade_submissions
 from grader.run import RunSettings
+from grader.sandbox.client import containment_available
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_CLASS = PROJECT_ROOT / "fixtures" / "sample-class"
@@ -88,8 +89,22 @@ def _grade(paths, out_dir, *, jobs, timeout):
     grades = grade_submissions(submissions, out_dir, settings, progress)
     progress.finish()
     print(summary_table(grades))
-    print(f"\nReports written to {out_dir}/ (grades.csv and one folder per student).")
+    print(f"\nIsolation: {isolation_summary(containment_available())}")
+    print(f"Reports written to {out_dir}/ (grades.csv and one folder per student).")
     return 0
+
+
+def isolation_summary(contained):
+    """Say in one line how student code was isolated during this run."""
+    if contained:
+        return (
+            "bubblewrap (read-only file system, private /tmp, no network, own process "
+            "namespace) in a separate process with resource limits."
+        )
+    return (
+        "a separate process with resource limits only: bubblewrap is not available here, so "
+        "student code could read and write whatever the grader's user can."
+    )
 
 
 class ProgressBar:

@@ -123,7 +123,10 @@ def write_grades(grades, out_dir):
 
 
 def write_timings(seconds_by_student, out_dir):
-    """Write how long each student's run took; kept apart so grade files stay reproducible."""
+    """Write when each student's result came in, in seconds from the start of the run.
+
+    Kept apart from the grade files, so those stay byte-identical from run to run.
+    """
     text = json.dumps(
         {student: round(seconds, 3) for student, seconds in seconds_by_student.items()},
         indent=2,

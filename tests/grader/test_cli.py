@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from grader.sandbox.client import containment_available
+
 PROJECT = Path(__file__).resolve().parents[2]
 REFERENCE = PROJECT / "fixtures" / "submissions" / "correct" / "reference.py"
 
@@ -128,3 +130,9 @@ def test_no_arguments_grades_the_sample_class_into_grades(tmp_path):
     assert grades["ada"]["score"] == grades["ada"]["max_score"]
     assert float(grades["alan"]["score"]) < float(grades["grace"]["score"])
     assert "5/5" in completed.stderr
+
+
+def test_the_summary_says_which_isolation_was_in_force(graded_twice):
+    runs, _ = graded_twice
+    expected = "Isolation: bubblewrap" if containment_available() else "Isolation: a separate"
+    assert expected in runs[0].stdout

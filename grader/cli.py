@@ -1,14 +1,15 @@
-"""The instructor's command line: `python -m grader [grade … | selfcheck]`."""
+"""The instructor's command line: `python -m grader [grade … | selfcheck | gradescope-bundle …]`."""
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
-from grader import selfcheck
+from grader import class_report, gradescope, lms, selfcheck
 from grader.discover import UsageError
 from grader.feedback import format_points
 from grader.model import CATEGORIES
-from grader.pipeline import find_submissions, grade_submissions
+from grader.pipeline import Interrupted, find_submissions, grade_submissions, stop_on_signals
 from grader.run import RunSettings
 from grader.sandbox.client import containment_available
 
@@ -50,7 +51,37 @@ def build_parser():
         metavar="S",
         help="wall-clock seconds allowed per submission (default 10)",
     )
+    grade.add_argument(
+        "--memory",
+        type=_positive(int),
+        default=512,
+        metavar="MIB",
+        help="memory allowed to a submission's process, in MiB (default 512)",
+    )
+    grade.add_argument(
+        "--processes",
+        type=_positive(int),
+        default=64,
+        metavar="N",
+        help="processes and threads a submission may run at once (default 64)",
+    )
+    grade.add_argument(
+        "--output-limit",
+        type=_positive(int),
+        default=64,
+        metavar="KIB",
+        help="printed output kept per test, in KiB (default 64)",
+    )
+    grade.add_argument(
+        "--lms",
+        choices=lms.SYSTEMS,
+        help="also write grades-canvas.csv or grades-moodle.csv, ready to import",
+    )
     commands.add_parser("selfcheck", help="check the grader against the fixture catalogue")
+    bundle = commands.add_parser(
+        "gradescope-bundle", help="build the autograder zip to upload to Gradescope"
+    )
+    bundle.add_argument("zip_path", type=Path, metavar="OUT.zip", help="where the zip is written")
     return parser
 
 
@@ -74,36 +105,82 @@ def main(argv=None):
         args = build_parser().parse_args(argv)
         if args.command == "selfcheck":
             return selfcheck.main()
+        if args.command == "gradescope-bundle":
+            print(f"Gradescope autograder written to {gradescope.build_bundle(args.zip_path)}")
+            return 0
         if args.command is None:
             return _grade([str(SAMPLE_CLASS)], DEFAULT_OUT, jobs=1, timeout=10.0)
-        return _grade(args.submissions, args.out, jobs=args.jobs, timeout=args.timeout)
+        limits = {
+            "memory_mb": args.memory,
+            "processes": args.processes,
+            "output_limit": args.output_limit * 1024,
+        }
+        return _grade(
+            args.submissions,
+            args.out,
+            jobs=args.jobs,
+            timeout=args.timeout,
+            lms_system=args.lms,
+            limits=limits,
+        )
     except UsageError as error:
         print(f"grader: error: {error}", file=sys.stderr)
         return USAGE_EXIT
 
 
-def _grade(paths, out_dir, *, jobs, timeout):
+def _grade(paths, out_dir, *, jobs, timeout, lms_system=None, limits=None):
     submissions = find_submissions(paths, out_dir)
     progress = ProgressBar(sys.stderr)
-    settings = RunSettings(jobs=jobs, timeout=timeout)
-    grades = grade_submissions(submissions, out_dir, settings, progress)
+    settings = RunSettings(jobs=jobs, timeout=timeout, **(limits or {}))
+    try:
+        with stop_on_signals():
+            grades = grade_submissions(submissions, out_dir, settings, progress)
+    except Interrupted as stop:
+        progress.finish()
+        print(interrupted_message(progress, out_dir), file=sys.stderr)
+        return 128 + stop.signal_number
     progress.finish()
+    class_report.write_class_report(grades, out_dir)
+    if lms_system:
+        lms.write_lms_grades(grades, out_dir, lms_system)
     print(summary_table(grades))
     print(f"\nIsolation: {isolation_summary(containment_available())}")
+    if progress.resumed:
+        print(resumed_message(progress))
     print(f"Reports written to {out_dir}/ (grades.csv and one folder per student).")
     return 0
 
 
+def interrupted_message(progress, out_dir):
+    """Say in one line what an interrupted run kept and how to finish it."""
+    return (
+        f"Interrupted: {progress.done} of {progress.total} students graded, their reports "
+        f"kept in {out_dir}/. Run the same command again to resume and grade the rest."
+    )
+
+
+def resumed_message(progress):
+    """Say in one line how many results an earlier run had already produced."""
+    graded = progress.done - progress.resumed
+    return (
+        f"Resumed: reused {progress.resumed} results from an earlier run into this folder "
+        f"and graded {graded}."
+    )
+
+
 def isolation_summary(contained):
     """Say in one line how student code was isolated during this run."""
+    user = " as an unprivileged user of its own," if os.geteuid() == 0 else ""
     if contained:
         return (
-            "bubblewrap (read-only file system, private /tmp, no network, own process "
-            "namespace) in a separate process with resource limits."
+            f"bubblewrap (only the Python installation and the course code visible, read-only; "
+            f"a private scratch folder and /tmp; no network; own process namespace){user} with "
+            "limits on time, memory, processes and output."
         )
     return (
-        "a separate process with resource limits only: bubblewrap is not available here, so "
-        "student code could read and write whatever the grader's user can."
+        f"a separate process{user} with limits on time, memory, processes and output, but "
+        "without bubblewrap (not available here): student code can read every file that all "
+        "users may read and has the network."
     )
 
 
@@ -116,6 +193,7 @@ class ProgressBar:
         self.stream = stream
         self.total = 0
         self.done = 0
+        self.resumed = 0
 
     def start(self, total):
         """Set how many students are to be graded and draw the empty bar."""
@@ -126,6 +204,12 @@ class ProgressBar:
         """Count one more graded student."""
         self.done += 1
         self._draw(grade.run.submission.student)
+
+    def resume(self, grade):
+        """Count one more student whose result an earlier run already produced."""
+        self.done += 1
+        self.resumed += 1
+        self._draw(f"{grade.run.submission.student} (resumed)")
 
     def finish(self):
         """End the bar's line."""

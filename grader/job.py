@@ -5,22 +5,70 @@
 
 The job runs only the grader's own code; student code runs in the sandbox workers it starts.
 Each result file is written atomically as soon as its submission is done, so the parent can
-report progress and keep every finished result even if this job dies later.
+report progress and keep every finished result even if this job dies later. A job never
+outlives the grader that started it (see `stop_with_parent`).
 """
 
+import ctypes
 import json
 import os
+import signal
 import sys
+import tempfile
+import threading
+import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from grader.model import CodeUnit
 from grader.plugin import GradingPlugin
-from grader.sandbox.client import containment_available
+from grader.sandbox.client import adopt_orphans
+from grader.sandbox.containment import choose_isolation, prepare_runtime
 from grader.sandbox.session import Limits
 
 HIDDEN_TESTS = Path(__file__).resolve().parent / "hidden"
+PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+PARENT_POLL_SECONDS = 0.5
+
+
+def stop_with_parent():
+    """Stop this job cleanly on SIGTERM or SIGINT, and get SIGTERM when its parent dies.
+
+    Stopping raises KeyboardInterrupt, which pytest lets through, so the running submission's
+    worker is killed on the way out and no half-graded result is written.
+    """
+    for number in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(number, _interrupt)
+    parent = int(os.environ.get("GRADER_PARENT_PID", os.getppid()))
+    if not _ask_kernel_for_death_signal():
+        threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    if os.getppid() != parent:  # the parent died before the kernel was asked
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+def _interrupt(_number, _frame):
+    # One stop is enough: a second signal must not cut short the cleanup of the first.
+    for number in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(number, signal.SIG_IGN)
+    raise KeyboardInterrupt
+
+
+def _ask_kernel_for_death_signal():
+    """Ask Linux to send SIGTERM when the parent dies; say whether it agreed."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _watch_parent(parent):
+    """Where the kernel cannot help: poll until the parent is gone, then stop."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL_SECONDS)
+    os.kill(os.getpid(), signal.SIGTERM)
 
 
 def pytest_arguments(collect_only=False):
@@ -69,9 +117,15 @@ def grade(input_path, output_dir):
     def on_finished(key, result):
         write_json(Path(output_dir) / f"{key}.json", result)
 
-    limits = Limits(**data["limits"], contained=containment_available())
-    plugin = GradingPlugin(read_entries(data), limits, on_finished)
-    return pytest.main(pytest_arguments(), plugins=[plugin])
+    settings = dict(data["limits"])
+    wanted = settings.pop("isolation", "auto")
+    adopt_orphans()
+    # One runtime folder per job, copied once: its workers start from it, read-only.
+    with tempfile.TemporaryDirectory(prefix="grader-runtime-") as folder:
+        isolation = choose_isolation(prepare_runtime(folder), wanted)
+        limits = replace(Limits(**settings), isolation=isolation)
+        plugin = GradingPlugin(read_entries(data), limits, on_finished)
+        return pytest.main(pytest_arguments(), plugins=[plugin])
 
 
 def list_tests(output_path):
@@ -84,6 +138,7 @@ def list_tests(output_path):
 
 def main(argv):
     """Dispatch on the command line; the exit status is pytest's."""
+    stop_with_parent()
     if argv[1] == "--list":
         return list_tests(argv[2])
     code = grade(argv[1], argv[2])

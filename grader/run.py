@@ -19,16 +19,28 @@ from pathlib import Path
 from grader.model import RunResult, TestOutcome
 
 POLL_SECONDS = 0.02
+STOP_GRACE_SECONDS = 5.0
+LOST_REASON = (
+    "The grader itself failed before it could finish testing your code. This is not "
+    "your fault; tell your teacher, who can grade it again."
+)
 
 
 @dataclass(frozen=True)
 class RunSettings:
-    """How to run: job processes, time limits in seconds, and printed output kept per test."""
+    """How to run: job processes, the limits each submission is held to, and its isolation.
+
+    `isolation` is "auto" (bubblewrap where it works, else the fallback; see
+    grader/sandbox/containment.py) or "process" to force the fallback.
+    """
 
     jobs: int = 1
-    timeout: float = 10.0
-    test_timeout: float = 2.0
-    output_limit: int = 65536
+    timeout: float = 10.0  # wall-clock seconds per submission
+    test_timeout: float = 2.0  # wall-clock seconds per test
+    output_limit: int = 65536  # bytes of printed output kept per test
+    memory_mb: int = 512  # memory per worker, in MiB
+    processes: int = 64  # processes and threads per worker
+    isolation: str = "auto"
 
 
 @dataclass(frozen=True)
@@ -56,27 +68,53 @@ def run_submissions(submissions, settings=RunSettings(), on_result=None):
         folder = Path(folder)
         jobs = _start_jobs(submissions, settings, folder)
         pending = {index for job in jobs for index in job["indexes"]}
-        while pending:
-            finished_jobs = [job for job in jobs if job["process"].poll() is not None]
-            for index in sorted(pending):
-                path = folder / "results" / f"{index}.json"
-                if path.exists():
-                    results[index] = _result(submissions[index], path)
-                    pending.discard(index)
-                    if on_result:
-                        on_result(results[index])
-            for job in finished_jobs:
-                for index in sorted(pending & set(job["indexes"])):
-                    if not (folder / "results" / f"{index}.json").exists():
-                        results[index] = _lost(submissions[index])
-                        pending.discard(index)
-                        if on_result:
-                            on_result(results[index])
-            if pending:
-                time.sleep(POLL_SECONDS)
+
+        def deliver(index, result):
+            results[index] = result
+            pending.discard(index)
+            if on_result:
+                on_result(result)
+
+        try:
+            while pending:
+                finished_jobs = [job for job in jobs if job["process"].poll() is not None]
+                _deliver_ready(submissions, folder, pending, deliver)
+                for job in finished_jobs:
+                    for index in sorted(pending & set(job["indexes"])):
+                        if not (folder / "results" / f"{index}.json").exists():
+                            deliver(index, _lost(submissions[index]))
+                if pending:
+                    time.sleep(POLL_SECONDS)
+        except BaseException:
+            # Interrupted: stop the jobs (and so their workers), then keep what they finished.
+            _stop_jobs(jobs)
+            _deliver_ready(submissions, folder, pending, deliver)
+            raise
         for job in jobs:
             job["process"].wait()
     return results
+
+
+def _deliver_ready(submissions, folder, pending, deliver):
+    """Deliver the result of every pending submission whose result file has been written."""
+    for index in sorted(pending):
+        path = folder / "results" / f"{index}.json"
+        if path.exists():
+            deliver(index, _result(submissions[index], path))
+
+
+def _stop_jobs(jobs):
+    """Stop every running job: SIGTERM lets it stop its worker first, SIGKILL if it lingers."""
+    for job in jobs:
+        if job["process"].poll() is None:
+            job["process"].terminate()
+    deadline = time.monotonic() + STOP_GRACE_SECONDS
+    for job in jobs:
+        try:
+            job["process"].wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            job["process"].kill()
+            job["process"].wait()
 
 
 def _start_jobs(submissions, settings, folder):
@@ -87,6 +125,9 @@ def _start_jobs(submissions, settings, folder):
         "timeout": settings.timeout,
         "test_timeout": settings.test_timeout,
         "output_limit": settings.output_limit,
+        "memory_mb": settings.memory_mb,
+        "processes": settings.processes,
+        "isolation": settings.isolation,
     }
     jobs = []
     for number in range(count if submissions else 0):
@@ -103,7 +144,10 @@ def _start_jobs(submissions, settings, folder):
 def _run_job(arguments, log_path):
     """Start `python -m grader.job` with its output going to a log file."""
     # Plugins installed for other reasons (anyio, from Jupyter) would only slow the job down.
-    environment = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
+    # The job stops by itself if this process dies (see grader.job.stop_with_parent).
+    environment = dict(
+        os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", GRADER_PARENT_PID=str(os.getpid())
+    )
     with open(log_path, "wb") as log:
         return subprocess.Popen(
             [sys.executable, "-m", "grader.job", *arguments],
@@ -140,8 +184,4 @@ def _lost(submission):
         TestOutcome(test.test_id, test.category, "error", test.description)
         for test in hidden_tests()
     )
-    reason = (
-        "The grader itself failed before it could finish testing your code. This is not "
-        "your fault; tell your teacher, who can grade it again."
-    )
-    return RunResult(submission, outcomes, "error", reason)
+    return RunResult(submission, outcomes, "error", LOST_REASON)

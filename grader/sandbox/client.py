@@ -1,28 +1,33 @@
 """The trusted side of the sandbox: start a worker, talk to it with time limits, read its output.
 
-`worker_command` is the one place that builds the worker's command line, so a stronger sandbox
-(bubblewrap, a container) can wrap it later without touching anything else.
+How the worker is shut in (bubblewrap, its own user, the runtime folder) is decided in
+`grader.sandbox.containment`; this module starts it, holds it to its limits and labels how a
+call ended: an answer, or a SandboxProblem whose status is timeout, crash, memory or
+output_limit.
 """
 
 import contextlib
+import ctypes
 import json
 import os
 import select
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
+from grader.sandbox import containment
+from grader.sandbox.containment import worker_command
+
 MAX_REPLY_BYTES = 32 << 20
-OUTPUT_FILE = "output.txt"
+PR_SET_CHILD_SUBREAPER = 36  # from <linux/prctl.h>
+REAP_SECONDS = 1.0
 # Generous enough for any honest submission; they stop a runaway one from hurting the machine.
-LIMITS = {
+FIXED_LIMITS = {
     "open_files": 64,
-    "address_space": 2 << 30,
-    "file_size": 64 << 20,
+    "file_size": 64 << 20,  # also the most output a worker may print before output_limit
     "core_size": 0,
 }
 
@@ -45,59 +50,25 @@ class SandboxCrash(SandboxProblem):
     status = "crash"
 
 
-def containment_command(scratch):
-    """Return the bubblewrap prefix that hides the grader's files and processes from a worker.
+class SandboxMemory(SandboxProblem):
+    """The submission's code needed more memory than its limit allows."""
 
-    The whole file system is read-only except the worker's scratch folder; /tmp, where the
-    grader keeps its job files and results, is an empty private folder; the worker sees only
-    its own processes and has no network. So student code can neither read nor forge results.
-    """
-    return [
-        "bwrap",
-        "--ro-bind", "/", "/",
-        "--tmpfs", tempfile.gettempdir(),
-        "--bind", str(scratch), str(scratch),
-        "--proc", "/proc",
-        "--dev", "/dev",
-        "--unshare-pid",
-        "--unshare-net",
-        "--die-with-parent",
-        "--chdir", str(scratch),
-    ]  # fmt: skip
+    status = "memory"
 
 
 def containment_available():
-    """Say whether workers can run inside bubblewrap here (it needs user namespaces)."""
-    grader_code = Path(__file__).resolve().parents[2]
-    temporary = Path(tempfile.gettempdir()).resolve()
-    # The private /tmp would hide the grader itself if it lived there.
-    if temporary in (grader_code, *grader_code.parents) or shutil.which("bwrap") is None:
-        return False
-    scratch = Path(tempfile.mkdtemp(prefix="grader-probe-"))
-    try:
-        command = [*containment_command(scratch), sys.executable, "-c", "pass"]
-        probe = subprocess.run(command, capture_output=True, timeout=10, check=False)
-        return probe.returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+    """Say whether workers run inside bubblewrap here (see grader.sandbox.containment)."""
+    return containment.containment_available()
 
 
-def worker_command(request_fd, reply_fd, scratch, contained):
-    """Return the command line that starts a worker serving on the two descriptors."""
-    prefix = containment_command(scratch) if contained else []
-    return [
-        *prefix,
-        sys.executable,
-        "-I",  # isolated: no user site, no PYTHON* variables, no script folder on sys.path
-        "-X",
-        "utf8",
-        "-m",
-        "grader.sandbox.worker",
-        str(request_fd),
-        str(reply_fd),
-    ]
+def worker_limits(cpu_seconds, memory_mb, processes):
+    """Return the resource limits a worker sets on itself before any student code runs."""
+    return dict(
+        FIXED_LIMITS,
+        cpu_seconds=cpu_seconds,
+        address_space=memory_mb << 20,
+        processes=processes,
+    )
 
 
 def worker_environment(scratch):
@@ -113,24 +84,31 @@ def worker_environment(scratch):
 class Worker:
     """One running worker process, with its pipes, scratch folder and captured output."""
 
-    def __init__(self, cpu_seconds, contained):
+    def __init__(self, isolation, limits):
+        self.isolation = isolation
+        self.limits = limits
         self.scratch = Path(tempfile.mkdtemp(prefix="grader-worker-"))
+        if isolation.uid is not None:
+            os.chown(self.scratch, isolation.uid, isolation.uid)
+            # bubblewrap, root without capabilities, must still be able to enter it.
+            self.scratch.chmod(0o711)
         request_read, self.request_write = os.pipe()
         self.reply_read, reply_write = os.pipe()
-        self.output_path = self.scratch / OUTPUT_FILE
+        # Unnamed, and outside the scratch folder: the worker cannot swap it for a link to a
+        # file it may not read, which the grader would then copy into the student's report.
+        self.output = tempfile.TemporaryFile(prefix="grader-output-")  # noqa: SIM115 - closed in close()
         self.output_offset = 0
-        self.limits = dict(LIMITS, cpu_seconds=cpu_seconds)
-        with open(self.output_path, "ab") as output:
-            self.process = subprocess.Popen(
-                worker_command(request_read, reply_write, self.scratch, contained),
-                stdin=subprocess.DEVNULL,
-                stdout=output,
-                stderr=output,
-                cwd=self.scratch,
-                env=worker_environment(self.scratch),
-                pass_fds=(request_read, reply_write),
-                start_new_session=True,  # its own process group, so a fork can be killed too
-            )
+        command = worker_command(isolation, request_read, reply_write, self.scratch)
+        self.process = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=self.output,
+            stderr=self.output,
+            cwd=self.scratch,
+            env=worker_environment(self.scratch),
+            pass_fds=(request_read, reply_write),
+            start_new_session=True,  # its own process group, so a fork can be killed too
+        )
         os.close(request_read)
         os.close(reply_write)
         self.buffer = b""
@@ -153,9 +131,14 @@ class Worker:
                 raise SandboxProblem("the worker's reply was too large")
         line, _, self.buffer = self.buffer.partition(b"\n")
         try:
-            return json.loads(line)
+            reply = json.loads(line)
         except ValueError:
             raise SandboxProblem("the worker's reply could not be read") from None
+        if type(reply) is not dict:
+            raise SandboxProblem("the worker's reply was not a message")
+        if reply.get("status") == "memory":
+            raise SandboxMemory("the code needed more memory than the limit allows")
+        return reply
 
     def _death(self):
         """Return the problem that describes how the worker ended."""
@@ -163,38 +146,84 @@ class Worker:
             code = self.process.wait(timeout=1)
         except subprocess.TimeoutExpired:
             code = None
-        if code == -signal.SIGXFSZ:
+        ended_by = _signal_of(code, self.isolation.mode)
+        if ended_by == signal.SIGXFSZ:
             problem = SandboxCrash("the code printed more output than the limit allows")
             problem.status = "output_limit"
             return problem
-        if code == -signal.SIGXCPU:
+        if ended_by == signal.SIGXCPU:
             return SandboxTimeout("the code used more processor time than the limit allows")
         return SandboxCrash(f"the process running the code ended (exit status {code})")
 
     def output_full(self):
         """Say whether the code printed so much that the output file reached its size limit."""
-        try:
-            return self.output_path.stat().st_size >= self.limits["file_size"]
-        except OSError:
-            return False
+        return os.fstat(self.output.fileno()).st_size >= self.limits["file_size"]
 
     def read_output(self, limit):
         """Return what was printed since the last read, cut to `limit` bytes."""
-        try:
-            with open(self.output_path, "rb") as output:
-                output.seek(self.output_offset)
-                data = output.read(limit + 1)
-                self.output_offset = output.seek(0, os.SEEK_END)
-        except OSError:
-            return ""
+        size = os.fstat(self.output.fileno()).st_size
+        data = os.pread(self.output.fileno(), limit + 1, self.output_offset)
+        self.output_offset = max(size, self.output_offset)
         text = data[:limit].decode("utf-8", errors="replace")
         return text + ("\n[output cut]" if len(data) > limit else "")
 
     def close(self):
-        """Kill the worker's whole process group and remove its scratch folder."""
+        """Kill the worker and everything it started, and remove its scratch folder and output."""
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.process.pid, signal.SIGKILL)
+        if self.isolation.uid is not None:
+            kill_every_process_of(self.isolation.uid)
         self.process.wait()
+        reap_orphans()
         for fd in (self.request_write, self.reply_read):
             os.close(fd)
+        self.output.close()
         shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+def _signal_of(code, mode):
+    """Return the signal that ended the worker, if one did (bubblewrap reports it as 128 + n)."""
+    if code is None:
+        return None
+    if code < 0:
+        return -code
+    return code - 128 if mode == "bubblewrap" and code > 128 else None
+
+
+def adopt_orphans():
+    """Make this process the parent of its workers' orphans, so that it can reap them.
+
+    Without it, a killed fork bomb's processes go to the system's first process, which may
+    never reap them (in a container), and they would count against the worker user's limit.
+    """
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def reap_orphans():
+    """Collect every child that has ended, waiting a little for killed ones to finish dying."""
+    deadline = time.monotonic() + REAP_SECONDS
+    while time.monotonic() < deadline:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            time.sleep(0.005)
+
+
+def kill_every_process_of(uid):
+    """Kill every process running as `uid`, even one that left the worker's process group.
+
+    The user id belongs to this job's workers alone, and one worker runs at a time, so nothing
+    else is hit. A child switches to that user and signals everything it may signal.
+    """
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child only switches user, kills and leaves
+        try:
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+            os.kill(-1, signal.SIGKILL)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)

@@ -9,18 +9,21 @@ import math
 import time
 from dataclasses import dataclass
 
-from grader.sandbox.client import SandboxProblem, SandboxTimeout, Worker
+from grader.sandbox.client import SandboxProblem, SandboxTimeout, Worker, worker_limits
+from grader.sandbox.containment import Isolation
 from grader.sandbox.values import untag
 
 
 @dataclass(frozen=True)
 class Limits:
-    """The time and output limits for one submission."""
+    """The limits one submission is held to, and how its workers are isolated."""
 
     timeout: float = 10.0  # wall-clock seconds for the whole submission
     test_timeout: float = 2.0  # wall-clock seconds for one test, loading included
     output_limit: int = 65536  # bytes of printed output kept per test
-    contained: bool = False  # run workers inside bubblewrap (see client.containment_command)
+    memory_mb: int = 512  # address space of a worker, in MiB
+    processes: int = 64  # processes (and threads) a worker's user may have at once
+    isolation: Isolation | None = None  # None only when nothing is graded (listing the tests)
 
 
 class OutputLimit(SandboxProblem):
@@ -87,7 +90,13 @@ class SubmissionSession:
         """Start a worker and load the code; raise LoadFailure or a SandboxProblem if it fails."""
         if self.out_of_time():
             raise SandboxTimeout("the submission used up its time limit")
-        self.worker = Worker(math.ceil(self.limits.timeout) + 1, self.limits.contained)
+        limits = worker_limits(
+            # Processor time is a backstop for the wall-clock limits, which end a test first.
+            cpu_seconds=math.ceil(self.limits.timeout) + 1,
+            memory_mb=self.limits.memory_mb,
+            processes=self.limits.processes,
+        )
+        self.worker = Worker(self.limits.isolation, limits)
         message = {"op": "load", "units": self.units, "limits": self.worker.limits}
         try:
             reply = self._ask(message)
@@ -148,6 +157,12 @@ OUTPUT_REASON = (
 
 
 def _load_reason(problem):
+    if problem.status == "memory":
+        return (
+            "Loading your code needed more memory than the grader allows, so none of it could "
+            "be tested. Look for a very large list, string or loop that keeps adding to one at "
+            "the top level of your code."
+        )
     if problem.status == "timeout":
         return (
             "Loading your code did not finish within the time limit, so none of it could be "

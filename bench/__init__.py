@@ -1,0 +1,1 @@
+"""Benchmark of the grader against nbgrader autograde; run with `python -m bench`."""

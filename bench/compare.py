@@ -1,0 +1,50 @@
+"""Read each grader's per-category points and say where they disagree."""
+
+import csv
+from pathlib import Path
+
+from grader.model import CATEGORIES
+from grader.nbgrader_bridge import grade_id_for
+
+
+def grader_points(out_dir):
+    """Return {student: {category: points}} from the grader's grades.csv."""
+    with (Path(out_dir) / "grades.csv").open(encoding="utf-8", newline="") as stream:
+        return {
+            row["student"]: {category: float(row[category]) for category in CATEGORIES}
+            for row in csv.DictReader(stream)
+        }
+
+
+def nbgrader_points(course_root, students):
+    """Return {student: {category: points}} from nbgrader's gradebook for `students`."""
+    from nbgrader.api import Gradebook, MissingEntry  # heavy import, only when nbgrader runs
+
+    categories = {grade_id_for(category): category for category in CATEGORIES}
+    points = {}
+    with Gradebook(f"sqlite:///{Path(course_root) / 'gradebook.db'}") as gradebook:
+        for student in students:
+            try:
+                submission = gradebook.find_submission("bounded_results", student)
+            except MissingEntry:
+                points[student] = {}
+                continue
+            points[student] = {
+                categories[grade.name]: float(grade.score)
+                for notebook in submission.notebooks
+                for grade in notebook.grades
+                if grade.name in categories
+            }
+    return points
+
+
+def compare_points(ours, theirs):
+    """Return one sentence per student and category where the two graders disagree."""
+    problems = []
+    for student, their_points in sorted(theirs.items()):
+        for category in CATEGORIES:
+            mine = ours.get(student, {}).get(category)
+            other = their_points.get(category)
+            if mine is None or other is None or abs(mine - other) > 0.005:
+                problems.append(f"{student} {category}: grader {mine}, nbgrader {other}")
+    return problems

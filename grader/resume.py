@@ -1,0 +1,137 @@
+"""Resume an interrupted grading run: each student's run result is kept with its fingerprint.
+
+A stored result is reused only when its fingerprint matches: a hash of what is graded (the
+submission's code units, kind, student id and load error, not file timestamps) and of the
+grader's version (the source of everything that decides a verdict, the run settings that can
+change one, and the Python version). Reports are always rebuilt from the result, so a change
+to their wording never needs a regrade.
+
+Results live in DIR/.resume/<student>.json, apart from the student folders handed back to
+students, because they name the hidden tests.
+"""
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+from dataclasses import asdict, fields
+from pathlib import Path
+
+from grader.model import TEST_STATUSES, RunResult, TestOutcome
+from grader.report import write_atomically
+
+STORE_FOLDER = ".resume"
+RECORD_FORMAT = 1
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+# Everything whose change can change a verdict; reports are rebuilt anyway, so they are not here.
+VERDICT_SOURCES = (
+    "grader/hidden",
+    "grader/sandbox",
+    "grader/plugin.py",
+    "grader/job.py",
+    "grader/run.py",
+    "grader/score.py",
+    "grader/model.py",
+    "grader/resume.py",
+    "course/supplied.py",
+    "course/assemble.py",
+)
+RUN_STATUSES = ("completed", "timeout", "crash", "error", "unreadable")
+# Settings that decide how fast a run goes, never what it finds.
+SPEED_SETTINGS = ("jobs",)
+ISOLATION_VARIABLE = "GRADER_ISOLATION"  # as grader.sandbox.containment reads it
+
+
+def grader_version(settings):
+    """Return a hash that changes whenever the hidden tests, verdict logic or limits change."""
+    digest = hashlib.sha256()
+    for path in _verdict_files():
+        name = path.relative_to(PROJECT_ROOT).as_posix().encode("utf-8")
+        data = path.read_bytes()
+        digest.update(b"%d:%s%d:" % (len(name), name, len(data)))
+        digest.update(data)
+    verdict_settings = {k: v for k, v in asdict(settings).items() if k not in SPEED_SETTINGS}
+    context = {
+        "settings": verdict_settings,
+        "isolation": _isolation_context(),
+        "python": sys.version,
+        "format": RECORD_FORMAT,
+    }
+    digest.update(json.dumps(context, sort_keys=True, default=repr).encode("utf-8"))
+    return digest.hexdigest()
+
+
+def _isolation_context():
+    """Return what decides how workers are shut in, which can change some verdicts."""
+    # Cheap stand-ins for the job's own choice: probing bubblewrap here would cost a process.
+    return {
+        "bubblewrap": shutil.which("bwrap"),
+        "forced": os.environ.get(ISOLATION_VARIABLE, ""),
+        "root": hasattr(os, "geteuid") and os.geteuid() == 0,
+    }
+
+
+def _verdict_files():
+    for name in VERDICT_SOURCES:
+        path = PROJECT_ROOT / name
+        yield from sorted(path.rglob("*.py")) if path.is_dir() else [path]
+
+
+def fingerprint(submission, version):
+    """Return the hash of what is graded for `submission` under grader `version`."""
+    document = {
+        "grader": version,
+        "student": submission.student,
+        "kind": submission.kind,
+        "error": submission.error,
+        "units": [asdict(unit) for unit in submission.units],
+    }
+    text = json.dumps(document, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def record_path(out_dir, student):
+    """Return where the run result of `student` is kept under `out_dir`."""
+    return Path(out_dir) / STORE_FOLDER / f"{student}.json"
+
+
+def save(out_dir, result, key):
+    """Keep `result` with its fingerprint `key`, written atomically."""
+    document = {
+        "fingerprint": key,
+        "status": result.status,
+        "reason": result.reason,
+        "outcomes": [asdict(outcome) for outcome in result.outcomes],
+    }
+    text = json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    write_atomically(record_path(out_dir, result.submission.student), text)
+
+
+def stored_result(out_dir, submission, key):
+    """Return the kept RunResult of `submission` if its fingerprint is `key`, else None.
+
+    A missing, unreadable or malformed record is None too: that student is simply graded again.
+    """
+    try:
+        text = record_path(out_dir, submission.student).read_text(encoding="utf-8")
+        document = json.loads(text)
+        if document["fingerprint"] != key:
+            return None
+        outcomes = tuple(_outcome(item) for item in document["outcomes"])
+        status, reason = document["status"], document["reason"]
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError):
+        return None
+    if status not in RUN_STATUSES or not isinstance(reason, str):
+        return None
+    return RunResult(submission, outcomes, status, reason)
+
+
+def _outcome(item):
+    """Rebuild one TestOutcome, raising ValueError unless `item` is exactly one."""
+    names = [field.name for field in fields(TestOutcome)]
+    if sorted(item) != sorted(names) or not all(isinstance(item[n], str) for n in names):
+        raise ValueError("not a test outcome")
+    if item["status"] not in TEST_STATUSES:
+        raise ValueError("unknown test status")
+    return TestOutcome(**item)

@@ -1,0 +1,173 @@
+"""A worker sees only its runtime folder and scratch folder, has no network, and is not root."""
+
+import os
+import socket
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from grader.model import CodeUnit, Submission
+from grader.run import RunSettings, hidden_tests, run_submissions
+from grader.sandbox.client import adopt_orphans
+from grader.sandbox.containment import choose_isolation, prepare_runtime
+from grader.sandbox.session import Limits, LoadFailure, SubmissionSession
+
+PROJECT = Path(__file__).resolve().parents[2]
+SECRETS = (
+    PROJECT / "grader/hidden/conftest.py",
+    PROJECT / "grader/hidden/test_envelope.py",
+    PROJECT / "solutions/bounded_results/07-invoke-tool.ipynb",
+    PROJECT / "fixtures/submissions/correct/reference.py",
+)
+
+
+@pytest.fixture(scope="module", params=["auto", "process"])
+def isolation(request):
+    """The isolation of a job: bubblewrap where it works, and the forced fallback."""
+    with tempfile.TemporaryDirectory(prefix="grader-runtime-") as folder:
+        yield choose_isolation(prepare_runtime(folder), request.param)
+
+
+@pytest.fixture
+def private_files(tmp_path):
+    """A job input and another student's file, kept as the grader keeps them (owner only)."""
+    tmp_path.chmod(0o700)
+    job = tmp_path / "job-0.json"
+    job.write_text('{"submissions": "every student\'s code"}', encoding="utf-8")
+    other = tmp_path / "other-student.py"
+    other.write_text("def invoke_tool(request, tools): ...\n", encoding="utf-8")
+    return job, other
+
+
+def printed_at_load(isolation, source):
+    """Load `source` in a worker and return what it printed."""
+    source += "\ndef invoke_tool(request, tools, **options):\n    return {}\n"
+    session = SubmissionSession([CodeUnit("probe", "probe.py", source)], limits(isolation))
+    try:
+        session.start()
+    finally:
+        session.stop()
+    return session.take_output()
+
+
+def limits(isolation):
+    return replace(Limits(timeout=8.0, test_timeout=6.0), isolation=isolation)
+
+
+def try_to_read(paths):
+    lines = ["import os"]
+    for path in paths:
+        lines.append(
+            f"try:\n    open({str(path)!r}, 'rb').read(10)\n    print('READ', {str(path)!r})\n"
+            f"except OSError:\n    print('DENIED', {str(path)!r})"
+        )
+    return "\n".join(lines)
+
+
+def test_bubblewrap_worker_cannot_read_hidden_tests_solutions_or_other_files(private_files):
+    with tempfile.TemporaryDirectory(prefix="grader-runtime-") as folder:
+        isolation = choose_isolation(prepare_runtime(folder), "auto")
+        assert isolation.mode == "bubblewrap"
+        paths = (*SECRETS, *private_files)
+        output = printed_at_load(isolation, try_to_read(paths))
+    assert "READ" not in output
+    assert output.count("DENIED") == len(paths)
+
+
+def test_worker_cannot_read_the_job_input_or_another_students_file(isolation, private_files):
+    output = printed_at_load(isolation, try_to_read(private_files))
+    assert output.count("DENIED") == 2, output
+
+
+def test_worker_runs_as_its_own_user_when_the_grader_is_root(isolation):
+    output = printed_at_load(isolation, "import os\nprint('UID', os.getuid(), os.getgroups())\n")
+    uid = int(output.split()[1])
+    assert (uid != 0) == (os.geteuid() == 0)
+    if os.geteuid() == 0:
+        assert uid == isolation.uid
+        assert "[]" in output
+
+
+def test_worker_cannot_write_outside_its_scratch_folder(isolation, tmp_path):
+    out_folder = tmp_path / "grades"
+    out_folder.mkdir()
+    targets = (out_folder / "grades.csv", PROJECT / "grader" / "forged.py")
+    source = "import os\nprint('SCRATCH', os.getcwd())\nopen('mine.txt', 'w').write('ok')\n"
+    for target in targets:
+        source += (
+            f"try:\n    open({str(target)!r}, 'w').write('forged')\n    print('WROTE')\n"
+            "except OSError:\n    print('REFUSED')\n"
+        )
+    output = printed_at_load(isolation, source)
+    assert "WROTE" not in output
+    assert output.count("REFUSED") == len(targets)
+    assert not any(target.exists() for target in targets)
+
+
+def test_bubblewrapped_worker_has_no_network():
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        listener.settimeout(0.2)
+        output = _connect_from_worker(listener.getsockname()[1])
+        with pytest.raises(TimeoutError):
+            listener.accept()
+    assert "NO NETWORK" in output
+    assert "CONNECTED" not in output
+
+
+def _connect_from_worker(port):
+    source = (
+        "import socket\ntry:\n"
+        f"    socket.create_connection(('127.0.0.1', {port}), timeout=2)\n    print('CONNECTED')\n"
+        "except OSError as error:\n    print('NO NETWORK', type(error).__name__)\n"
+    )
+    with tempfile.TemporaryDirectory(prefix="grader-runtime-") as folder:
+        isolation = choose_isolation(prepare_runtime(folder), "auto")
+        return printed_at_load(isolation, source)
+
+
+def test_the_fallback_grades_the_reference_fully_and_labels_a_hang():
+    reference = (PROJECT / "fixtures/submissions/correct/reference.py").read_text("utf-8")
+    hang = (
+        reference + "\ndef invoke_tool(request, tools, **options):\n    while True:\n        pass\n"
+    )
+    submissions = [
+        Submission(name, f"{name}.py", "python", (CodeUnit(name, f"{name}.py", source),))
+        for name, source in (("reference", reference), ("hang", hang))
+    ]
+    settings = RunSettings(jobs=2, timeout=2.0, test_timeout=0.4, isolation="process")
+    good, bad = run_submissions(submissions, settings)
+    assert good.status == "completed"
+    assert [o.status for o in good.outcomes] == ["passed"] * len(hidden_tests())
+    assert bad.status == "timeout"
+    assert {o.status for o in bad.outcomes} == {"timeout"}
+
+
+def test_a_fork_bomb_is_held_by_the_process_limit_and_leaves_nothing_behind(isolation):
+    source = (
+        "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n"
+    )
+    session = SubmissionSession([CodeUnit("bomb", "bomb.py", source)], limits(isolation))
+    session.limits = replace(session.limits, test_timeout=1.0)
+    adopt_orphans()  # as every grading job does, so killed forks are reaped, not left as zombies
+    with pytest.raises(LoadFailure) as failure:
+        session.start()
+    session.stop()
+    assert failure.value.status == "timeout"
+    if isolation.uid is not None:
+        assert processes_of(isolation.uid) == []
+
+
+def processes_of(uid):
+    """Return the ids of the processes running as `uid`."""
+    found = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            lines = status.read_text().splitlines()
+        except OSError:
+            continue
+        uids = next((line.split()[1:] for line in lines if line.startswith("Uid:")), [])
+        if str(uid) in uids:
+            found.append(status.parent.name)
+    return found

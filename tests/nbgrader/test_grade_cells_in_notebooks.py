@@ -1,0 +1,74 @@
+"""The category grade cells: complete in the solution, empty in the lesson, honest when run."""
+
+import json
+import shutil
+
+import nbformat
+import pytest
+from classroom import ASSIGNMENT
+from conftest import GRADED_NOTEBOOK
+from nbclient import NotebookClient
+
+from grader import nbgrader_bridge
+from grader.model import CATEGORIES, POINTS_PER_CATEGORY
+from grader.nbgrader_bridge import HiddenSuiteDamaged, grade_id_for
+from grader.run import HiddenTest
+from tooling.paths import LESSONS_DIR, SOLUTIONS_DIR
+
+HIDDEN_REGION_TEXT = ("BEGIN HIDDEN TESTS", "category_score", "nbgrader_bridge")
+
+
+def grade_cells(folder):
+    """Return the category grade cells of the graded notebook in `folder`, by grade_id."""
+    path = folder / ASSIGNMENT / f"{GRADED_NOTEBOOK}.ipynb"
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    wanted = {grade_id_for(category) for category in CATEGORIES}
+    return {
+        c["metadata"]["nbgrader"]["grade_id"]: c
+        for c in cells
+        if c["metadata"].get("nbgrader", {}).get("grade_id") in wanted
+    }
+
+
+def test_the_solution_has_one_locked_grade_cell_per_category_with_its_points():
+    cells = grade_cells(SOLUTIONS_DIR)
+    assert sorted(cells) == sorted(grade_id_for(c) for c in CATEGORIES)
+    for grade_id, cell in cells.items():
+        nbgrader = cell["metadata"]["nbgrader"]
+        assert nbgrader["grade"] and nbgrader["locked"] and not nbgrader["solution"]
+        assert nbgrader["points"] == POINTS_PER_CATEGORY
+        assert "### BEGIN HIDDEN TESTS" in "".join(cell["source"]), grade_id
+
+
+def test_the_lesson_grade_cells_keep_no_trace_of_the_hidden_region():
+    cells = grade_cells(LESSONS_DIR)
+    assert len(cells) == len(CATEGORIES)
+    for grade_id, cell in cells.items():
+        source = "".join(cell["source"])
+        assert source.startswith("# "), grade_id
+        for text in HIDDEN_REGION_TEXT:
+            assert text not in source, grade_id
+
+
+def test_run_in_the_solution_folder_each_grade_cell_shows_full_points_and_no_stderr(tmp_path):
+    work = tmp_path / ASSIGNMENT
+    shutil.copytree(SOLUTIONS_DIR / ASSIGNMENT, work)
+    notebook = nbformat.read(work / f"{GRADED_NOTEBOOK}.ipynb", as_version=4)
+    client = NotebookClient(
+        notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(work)}}
+    )
+    client.execute()
+    for cell in notebook.cells:
+        if nbgrader_bridge.category_of(cell):
+            kinds = [(o.output_type, o.get("name")) for o in cell.outputs]
+            assert kinds == [("stream", "stdout"), ("execute_result", None)], cell.id
+            assert cell.outputs[1].data["text/plain"] == repr(float(POINTS_PER_CATEGORY))
+
+
+def test_a_hidden_suite_missing_a_category_stops_grading_instead_of_scoring(tmp_path, monkeypatch):
+    work = tmp_path / ASSIGNMENT
+    shutil.copytree(SOLUTIONS_DIR / ASSIGNMENT, work)
+    partial_suite = (HiddenTest("test_one", "envelope", "one test"),)
+    monkeypatch.setattr(nbgrader_bridge.run, "hidden_tests", lambda: partial_suite)
+    with pytest.raises(HiddenSuiteDamaged, match="error_codes"):
+        nbgrader_bridge.grade_folder(work)

@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 LAB_ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help setup browser-deps sandbox-deps lessons check test handout grade lab clean
+.PHONY: help setup browser-deps sandbox-deps bench lessons check test handout grade lab clean
 
 help:
 	@echo "make grade         install, then grade the sample class into ./grades"
@@ -19,6 +19,7 @@ help:
 	@echo "make lessons       regenerate lessons/ from solutions/ with nbgrader"
 	@echo "make check         ruff, notebook hygiene, lessons in sync"
 	@echo "make handout       build what students receive into build/handout/ and build/handout.zip"
+	@echo "make bench         time the grader against nbgrader autograde (about 15 minutes)"
 	@echo "make lab           open JupyterLab on the lessons"
 	@echo "make clean         remove build output, grades and test artifacts"
 
@@ -63,6 +64,9 @@ test: setup browser-deps check
 
 handout: setup
 	$(BIN)/python -m tooling.handout
+
+bench: setup sandbox-deps
+	$(BIN)/python -m bench
 
 grade: setup sandbox-deps
 	$(BIN)/python -m grader

@@ -77,6 +77,10 @@ def pytest_arguments(collect_only=False):
         str(HIDDEN_TESTS),
         "-q",
         "-s",
+        # Failures are results, reported by the plugin as data; pytest's own tracebacks and
+        # summary would cost seconds per class to render, for a log nobody reads.
+        "--tb=no",
+        "-rN",
         "-p",
         "no:cacheprovider",
         "-p",

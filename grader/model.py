@@ -39,7 +39,7 @@ class Submission:
     error: str | None = None  # set when nothing at all can be run: the student's result says why
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TestOutcome:
     """How one hidden test ended for one submission."""
 

@@ -165,12 +165,14 @@ def _entry(index, submission):
 
 def _result(submission, path):
     data = json.loads(path.read_text(encoding="utf-8"))
+    # Interned, the ids and sentences that every student's outcomes repeat are stored once, so
+    # the memory held per graded student stays small however large the class.
     outcomes = tuple(
         TestOutcome(
-            test_id=o["test_id"],
-            category=o["category"],
-            status=o["status"],
-            description=o["description"],
+            test_id=sys.intern(o["test_id"]),
+            category=sys.intern(o["category"]),
+            status=sys.intern(o["status"]),
+            description=sys.intern(o["description"]),
             output=o["output"],
         )
         for o in data["outcomes"]

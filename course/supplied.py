@@ -6,6 +6,18 @@ but lessons and the grader always use this one (see CONTRACT.md, "What the cours
 
 import math
 
+# The seven failure codes of CONTRACT.md. Not in __all__: exercise cells are not handed it, but
+# the visible checks and the hidden grader both read this one copy.
+FAILURE_CODES = (
+    "unknown_tool",
+    "invalid_input",
+    "permission_denied",
+    "not_found",
+    "tool_failed",
+    "invalid_result",
+    "result_too_large",
+)
+
 __all__ = [
     "InvalidInputError",
     "NotFoundError",

@@ -1,19 +1,11 @@
 """Visible check for step 1: `make_envelope` builds the four-key envelope under an unchanged id."""
 
 from course.feedback import Case, run_checks, show
+from course.supplied import FAILURE_CODES as CODES
 
 ENVELOPE_KEYS = {"id", "ok", "value", "error"}
 FALSY_VALUES = (None, False, 0, "", [], {})
 OK_HINT = "\n'ok' must be the bool True or False, not 1, 0 or another true-looking value."
-CODES = (
-    "unknown_tool",
-    "invalid_input",
-    "permission_denied",
-    "not_found",
-    "tool_failed",
-    "invalid_result",
-    "result_too_large",
-)
 
 
 def _typed(value):

@@ -12,15 +12,6 @@ from grader.sandbox.values import Limit, Opaque, tag
 # Stands for private context in exception messages; it must never reach an envelope.
 MARKER = "PRIVATE-9c1e-secret"
 TOOL = "probe"
-CODES = (
-    "unknown_tool",
-    "invalid_input",
-    "permission_denied",
-    "not_found",
-    "tool_failed",
-    "invalid_result",
-    "result_too_large",
-)
 DEFAULT = object()
 
 

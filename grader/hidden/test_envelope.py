@@ -2,8 +2,8 @@
 
 import pytest
 
+from course.supplied import FAILURE_CODES
 from grader.hidden.probes import (
-    CODES,
     MARKER,
     raises,
     returns,
@@ -93,7 +93,9 @@ def consistent(envelope):
         return False
     if envelope["ok"] is True:
         return envelope["error"] is None
-    return envelope["ok"] is False and envelope["value"] is None and envelope["error"] in CODES
+    return (
+        envelope["ok"] is False and envelope["value"] is None and envelope["error"] in FAILURE_CODES
+    )
 
 
 @pytest.mark.parametrize("failure", FAILURES)

@@ -15,14 +15,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.feedback import STATUS_WORDS, format_points
-from grader.model import CATEGORIES
+from grader.model import CATEGORIES, RunResult
 from grader.report import write_atomically
+from grader.score import score
 
 REPORT_FILE = "report.html"
 SCORE_BINS = 7
 MOST_FAILED_SHOWN = 10
 # Test statuses that mean the student's code did not finish, rather than answered wrongly.
 STOPPED_STATUSES = ("timeout", "crash", "memory", "output_limit")
+UNSHOWABLE_REASON = "The grader could not show this result in the class report."
 
 # Chart geometry, in SVG user units.
 CHART_WIDTH = 640
@@ -227,10 +229,40 @@ def _stopped_table(rows):
 
 
 def write_class_report(grades, out_dir):
-    """Write the class report as out_dir/report.html; return its path."""
+    """Write the class report as out_dir/report.html; return its path.
+
+    A student's result that the page cannot show is shown as an error instead, so one odd
+    result never costs the class its report.
+    """
     path = Path(out_dir) / REPORT_FILE
-    write_atomically(path, class_report_html(grades))
+    write_atomically(path, _whole_report(list(grades)))
     return path
+
+
+def _whole_report(grades):
+    """Return the class report page, with any grade it cannot show replaced by an error."""
+    try:
+        return class_report_html(grades)
+    except Exception:
+        pass
+    # Only now, since it costs a page per student: find the results the page cannot show.
+    shown = [grade if _can_show(grade) else _unshowable(grade) for grade in grades]
+    return class_report_html(shown)
+
+
+def _can_show(grade):
+    """Say whether the class report can show `grade` on a page of its own."""
+    try:
+        class_report_html([grade])
+    except Exception:
+        return False
+    return True
+
+
+def _unshowable(grade):
+    """Return an "error" grade, with no points, for a result the class report cannot show."""
+    result = RunResult(grade.run.submission, (), "error", UNSHOWABLE_REASON)
+    return score(result)
 
 
 _STYLE = (

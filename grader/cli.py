@@ -1,7 +1,6 @@
 """The instructor's command line: `python -m grader [grade … | selfcheck | gradescope-bundle …]`."""
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -11,7 +10,7 @@ from grader.feedback import format_points
 from grader.model import CATEGORIES
 from grader.pipeline import Interrupted, find_submissions, grade_submissions, stop_on_signals
 from grader.run import RunSettings
-from grader.sandbox.client import containment_available
+from grader.sandbox import containment
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_CLASS = PROJECT_ROOT / "fixtures" / "sample-class"
@@ -137,6 +136,8 @@ def _grade(paths, out_dir, *, jobs, timeout, lms_system=None, limits=None):
             grades = grade_submissions(submissions, out_dir, settings, progress)
     except Interrupted as stop:
         progress.finish()
+        for line in progress.notes:
+            print(line, file=sys.stderr)
         print(interrupted_message(progress, out_dir), file=sys.stderr)
         return 128 + stop.signal_number
     progress.finish()
@@ -144,7 +145,9 @@ def _grade(paths, out_dir, *, jobs, timeout, lms_system=None, limits=None):
     if lms_system:
         lms.write_lms_grades(grades, out_dir, lms_system)
     print(summary_table(grades))
-    print(f"\nIsolation: {isolation_summary(containment_available())}")
+    if progress.notes:
+        print("\n" + "\n".join(progress.notes))
+    print(f"\nIsolation: {containment.describe(containment.isolation_here())}")
     if progress.resumed:
         print(resumed_message(progress))
     print(f"Reports written to {out_dir}/ (grades.csv and one folder per student).")
@@ -168,22 +171,6 @@ def resumed_message(progress):
     )
 
 
-def isolation_summary(contained):
-    """Say in one line how student code was isolated during this run."""
-    user = " as an unprivileged user of its own," if os.geteuid() == 0 else ""
-    if contained:
-        return (
-            f"bubblewrap (only the Python installation and the course code visible, read-only; "
-            f"a private scratch folder and /tmp; no network; own process namespace){user} with "
-            "limits on time, memory, processes and output."
-        )
-    return (
-        f"a separate process{user} with limits on time, memory, processes and output, but "
-        "without bubblewrap (not available here): student code can read every file that all "
-        "users may read and has the network."
-    )
-
-
 class ProgressBar:
     """A one-line progress bar on a terminal, one line per student elsewhere."""
 
@@ -194,6 +181,7 @@ class ProgressBar:
         self.total = 0
         self.done = 0
         self.resumed = 0
+        self.notes = []  # lines for the instructor, printed under the summary table
 
     def start(self, total):
         """Set how many students are to be graded and draw the empty bar."""
@@ -210,6 +198,10 @@ class ProgressBar:
         self.done += 1
         self.resumed += 1
         self._draw(f"{grade.run.submission.student} (resumed)")
+
+    def note(self, line):
+        """Keep one line for the instructor, to print with the summary."""
+        self.notes.append(line)
 
     def finish(self):
         """End the bar's line."""
@@ -233,7 +225,7 @@ def summary_table(grades):
     header = ["student", "score", "status", *CATEGORIES]
     rows = [
         [
-            g.run.submission.student,
+            _shown(g.run.submission.student),
             f"{format_points(g.score)}/{format_points(g.max_score)}",
             g.run.status,
             *(format_points(c.points) for c in g.categories),
@@ -247,3 +239,8 @@ def summary_table(grades):
     ]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
+
+
+def _shown(student):
+    """Return a student id as it can be printed in one cell: as a literal if it holds a tab."""
+    return student if student.isprintable() else repr(student)

@@ -1,5 +1,6 @@
 """Discover step: turn the paths given on the command line into one entry per student."""
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,7 +33,13 @@ def discover(paths, course=None):
     for path in map(Path, paths):
         if not path.exists():
             raise UsageError(f"{path} does not exist")
-        entries = _discover_path(path, course, top_level=True)
+        if path.name in ("", ".", ".."):
+            # "." or "a/.." names no folder by itself: the id comes from the folder it means.
+            path = Path(os.path.abspath(path))
+        try:
+            entries = _discover_path(path, course, top_level=True)
+        except OSError as error:
+            raise UsageError(f"{path} cannot be read ({type(error).__name__})") from None
         if not entries:
             raise UsageError(f"{path} holds nothing to grade (no notebook or .py file)")
         found.extend(entries)
@@ -59,24 +66,45 @@ def _discover_path(path, course, *, top_level=False):
     if not path.is_dir():
         return []
     if _is_lessons_folder(path, course):
-        return [Found(path.name, path, "lessons")]
+        return [Found(student_id(path.name), path, "lessons")]
     assignment = path / course.assignment
     if assignment.is_dir():
         # An nbgrader student folder: submitted/<student>/<assignment>/.
-        return [Found(path.name, assignment, "lessons")]
+        return [Found(student_id(path.name), assignment, "lessons")]
     # A folder of many submissions, an nbgrader `submitted/` tree included.
-    return [entry for child in _children(path) for entry in _discover_path(child, course)]
+    return [entry for child in _children(path) for entry in _discover_child(child, course)]
+
+
+def _discover_child(child, course):
+    """Discover one entry of a folder of submissions; one that cannot be looked into is a student.
+
+    A student may have made their folder unreadable: loading it then says so as their result,
+    instead of the whole class stopping here.
+    """
+    try:
+        return _discover_path(child, course)
+    except OSError:
+        return [Found(student_id(child.name), child, "lessons")]
 
 
 def _discover_file(path, *, top_level):
     suffix = path.suffix.lower()
     if suffix == ".ipynb":
-        return [Found(path.stem, path, "notebook")]
+        return [Found(student_id(path.stem), path, "notebook")]
     if suffix == ".py":
-        return [Found(path.stem, path, "python")]
+        return [Found(student_id(path.stem), path, "python")]
     if top_level:
         raise UsageError(f"{path} is neither a notebook (.ipynb) nor a Python file (.py)")
     return []
+
+
+def student_id(name):
+    """Return the student id for a file or folder name: the name, as text that can be written.
+
+    A byte that is not UTF-8 is kept as an escape (the byte 0xFF as the four characters
+    backslash, x, f, f), so every report can be written; grader.ids refuses the id for it.
+    """
+    return os.fsencode(name).decode("utf-8", errors="backslashreplace")
 
 
 def _is_lessons_folder(path, course):

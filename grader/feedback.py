@@ -18,6 +18,7 @@ STATUS_WORDS = {
     "error": "could not run",
     "memory": "used too much memory",
     "output_limit": "printed too much",
+    "forbidden": "used something the grader does not allow",
 }
 
 NOT_COMPLETED = (

@@ -11,17 +11,16 @@ writes for that student.
 """
 
 import sys
-import tempfile
 import zipfile
 from pathlib import Path
 
 from course.assemble import load_course
 from grader.discover import Found
-from grader.load import load
 from grader.model import Submission
-from grader.pipeline import grade_submissions
-from grader.report import write_atomically
+from grader.pipeline import grade_submissions, load_safely
+from grader.report import results_json, write_atomically
 from grader.run import RunSettings
+from grader.sandbox.cleanup import temporary_folder
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = Path(__file__).resolve().parent / "gradescope_files"
@@ -36,7 +35,7 @@ COURSE_FILES = (
 )
 # The only packages grading needs beyond the standard library; their pins come from
 # requirements.txt, so the bundle installs the versions the tests ran with.
-GRADING_PACKAGES = ("pytest",)
+GRADING_PACKAGES = ("pytest", "pyseccomp")
 EXECUTABLE = 0o755
 READ_ONLY = 0o644
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # a fixed date keeps the zip the same from build to build
@@ -143,10 +142,14 @@ def autograde(root=DEFAULT_ROOT):
             STUDENT, str(root / "submission"), "lessons", units=(), error=NOTHING_FOUND
         )
     else:
-        submission = load(found, course)
-    with tempfile.TemporaryDirectory(prefix="gradescope-") as work:
-        [grade] = grade_submissions([submission], Path(work), SETTINGS)
-        results = (Path(work) / STUDENT / "results.json").read_text(encoding="utf-8")
+        submission = load_safely(found, course)
+    with temporary_folder("gradescope-") as work:
+        [grade] = grade_submissions([submission], work, SETTINGS)
+        try:
+            results = (work / STUDENT / "results.json").read_text(encoding="utf-8")
+        except OSError:
+            # The pipeline could not write the file; the grade it returned still says why.
+            results = results_json(grade, course)
     write_atomically(root / "results" / "results.json", results)
     return grade
 

@@ -60,6 +60,11 @@ STATUS_HINTS = {
     "output_limit": (
         "Your code printed far more than the grader allows. Remove large or repeated print calls."
     ),
+    "forbidden": (
+        "Your code used something the grader does not allow in graded code, such as looking at "
+        "the grader's own frames or objects, starting threads, installing signal handlers or "
+        "writing to the grader's pipes. invoke_tool needs only its arguments: remove that code."
+    ),
 }
 
 NOT_RUN_HINT = "Your code could not be run, so this test could not check it."

@@ -14,7 +14,6 @@ import json
 import os
 import signal
 import sys
-import tempfile
 import threading
 import time
 from dataclasses import replace
@@ -24,6 +23,7 @@ import pytest
 
 from grader.model import CodeUnit
 from grader.plugin import GradingPlugin
+from grader.sandbox.cleanup import temporary_folder
 from grader.sandbox.client import adopt_orphans
 from grader.sandbox.containment import choose_isolation, prepare_runtime
 from grader.sandbox.session import Limits
@@ -124,8 +124,9 @@ def grade(input_path, output_dir):
     settings = dict(data["limits"])
     wanted = settings.pop("isolation", "auto")
     adopt_orphans()
-    # One runtime folder per job, copied once: its workers start from it, read-only.
-    with tempfile.TemporaryDirectory(prefix="grader-runtime-") as folder:
+    # One runtime folder per job, copied once: its workers start from it, read-only. Without
+    # bubblewrap a worker might still write there, so it goes with remove_tree, which cannot fail.
+    with temporary_folder("grader-runtime-") as folder:
         isolation = choose_isolation(prepare_runtime(folder), wanted)
         limits = replace(Limits(**settings), isolation=isolation)
         plugin = GradingPlugin(read_entries(data), limits, on_finished)

@@ -25,6 +25,10 @@ def load(found, course=None):
         return _unreadable(base, str(error))
     except _Unreadable as error:
         return _unreadable(base, str(error))
+    except OSError as error:
+        # Such as a folder its owner made unreadable: the student's to fix, like a broken file.
+        name = Path(found.path).name
+        return _unreadable(base, f"{name} could not be opened ({type(error).__name__}).")
     return Submission(
         student=base.student,
         path=base.path,

@@ -15,7 +15,17 @@ CATEGORIES = (
 POINTS_PER_CATEGORY = 10
 
 # How one hidden test ended. Anything but "passed" earns no points for that test.
-TEST_STATUSES = ("passed", "failed", "timeout", "crash", "error", "memory", "output_limit")
+# "forbidden": the code used something the grader refuses (frames, gc, hooks, the channel...).
+TEST_STATUSES = (
+    "passed",
+    "failed",
+    "timeout",
+    "crash",
+    "error",
+    "memory",
+    "output_limit",
+    "forbidden",
+)
 
 
 @dataclass(frozen=True)
@@ -37,6 +47,9 @@ class Submission:
     units: tuple[CodeUnit, ...]
     problems: tuple[str, ...] = ()  # notes for the student, such as a missing exercise cell
     error: str | None = None  # set when nothing at all can be run: the student's result says why
+    # Set when the grader itself failed on this submission, or refused its student id: the
+    # result is then "error" with this reason, not "unreadable", for it is not the student's doing.
+    failure: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,6 +3,10 @@
 The CLI and the self-check both grade through these functions, so what the self-check vouches
 for is exactly what instructors run. A run into a folder that already holds results resumes:
 students whose submission and grader are unchanged keep their stored result (grader.resume).
+
+One student never stops the batch: whatever fails while loading, running, scoring or reporting
+a submission becomes that student's result, status "error" with a plain reason, and a line for
+the instructor (`progress.note`); a student id that would mix files is refused (grader.ids).
 """
 
 import contextlib
@@ -11,13 +15,23 @@ import time
 from pathlib import Path
 
 from course.assemble import load_course
-from grader import report, resume, run
+from grader import ids, report, resume, run
 from grader.discover import UsageError, discover
 from grader.load import load
-from grader.model import RunResult
+from grader.model import RunResult, Submission
 from grader.score import score
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+STUDENT_FILES = ("results.json", "feedback.md", "feedback.html")
+
+
+def failure_reason(step, error):
+    """Say to a student, in plain words, that the grader failed while `step` their submission."""
+    return (
+        f"The grader itself failed while {step} your submission ({type(error).__name__}), so "
+        "it could not be graded. This is not your fault; tell your teacher, who can grade it "
+        "again."
+    )
 
 
 class Interrupted(BaseException):
@@ -62,7 +76,16 @@ def find_submissions(paths, out_dir):
     if out_dir.exists() and not out_dir.is_dir():
         raise UsageError(f"--out {out_dir} exists and is not a folder")
     course = load_course()
-    return [load(found, course) for found in discover(paths, course)]
+    return [load_safely(found, course) for found in discover(paths, course)]
+
+
+def load_safely(found, course=None):
+    """Load one submission; a failure of the grader's own becomes that student's result."""
+    try:
+        return load(found, course)
+    except Exception as error:
+        reason = failure_reason("reading", error)
+        return Submission(found.student, str(found.path), found.kind, (), failure=reason)
 
 
 def grade_submissions(submissions, out_dir, settings, progress=None):
@@ -71,24 +94,38 @@ def grade_submissions(submissions, out_dir, settings, progress=None):
     Each student's files, and the run result kept for resuming, are written as soon as that
     student is graded, so an interruption keeps every result already computed; grades.csv is
     rewritten on the way out with every student finished so far. `progress`, if given, has
-    `start(total)`, called once, `advance(grade)`, called after each student graded, and
-    `resume(grade)`, called instead for each student whose stored result is reused.
+    `start(total)`, called once, `advance(grade)`, called after each student graded,
+    `resume(grade)`, called instead for each student whose stored result is reused, and
+    `note(line)`, if it has one, called with one line for the instructor about anything that
+    went wrong (a refused student id, a grader failure on one student, a job that died).
     """
+    refused = ids.refusals(s.student for s in submissions)
+    submissions = [_refuse(s, refused.get(s.student)) for s in submissions]
     version = resume.grader_version(settings)
-    keys = {s.student: resume.fingerprint(s, version) for s in submissions}
-    grading = _Grading(out_dir, keys, progress)
+    pairs = [_with_fingerprint(s, version) for s in submissions]
+    submissions = [submission for submission, _key in pairs]
+    keys = {submission.student: key for submission, key in pairs}
+    grading = _Grading(out_dir, keys, progress, refused)
     if progress:
         progress.start(len(submissions))
     try:
-        stored = [resume.stored_result(out_dir, s, keys[s.student]) for s in submissions]
+        stored = [_stored_result(out_dir, s, keys[s.student]) for s in submissions]
         for result in filter(None, stored):
             grading.record(result, resumed=True)
         to_run = [s for s, kept in zip(submissions, stored, strict=True) if kept is None]
         for submission in to_run:
-            if submission.error is not None:
+            if submission.failure is not None:
+                grading.record(RunResult(submission, (), "error", reason=submission.failure))
+            elif submission.error is not None:
                 grading.record(RunResult(submission, (), "unreadable", reason=submission.error))
-        runnable = [s for s in to_run if s.error is None]
-        run.run_submissions(runnable, settings, on_result=grading.record)
+        runnable = [s for s in to_run if s.error is None and s.failure is None]
+        run.run_submissions(
+            runnable,
+            settings,
+            on_result=grading.record,
+            log_dir=Path(out_dir) / run.LOG_FOLDER,
+            on_note=grading.note,
+        )
     finally:
         with _signals_held():
             report.write_grades(grading.grades.values(), out_dir)
@@ -96,13 +133,48 @@ def grade_submissions(submissions, out_dir, settings, progress=None):
     return [grading.grades[student] for student in sorted(grading.grades)]
 
 
+def _refuse(submission, reason):
+    """Return `submission` marked as not to be graded for `reason`, or as it is without one."""
+    if reason is None:
+        return submission
+    # Nothing is read for a refused submission, nor written under its id: only its row.
+    return Submission(submission.student, submission.path, submission.kind, (), failure=reason)
+
+
+def _with_fingerprint(submission, version):
+    """Return `submission` and the fingerprint resume keeps its result under (None if never kept).
+
+    A submission whose fingerprint cannot be computed (code that is not valid text, say)
+    becomes a failure of the grader's own rather than stopping the batch.
+    """
+    if submission.failure is not None:
+        return submission, None
+    try:
+        return submission, resume.fingerprint(submission, version)
+    except Exception as error:
+        reason = failure_reason("preparing", error)
+        student, path, kind = submission.student, submission.path, submission.kind
+        return Submission(student, path, kind, (), failure=reason), None
+
+
+def _stored_result(out_dir, submission, key):
+    """Return the stored result to reuse for `submission`, or None to grade it."""
+    if submission.failure is not None:
+        return None  # a refusal or a failure of the grader's own is never kept: try again
+    try:
+        return resume.stored_result(out_dir, submission, key)
+    except Exception:
+        return None  # a record too strange even for stored_result's checks: grade again
+
+
 class _Grading:
     """Scores and reports each result as it comes in, keeping it for a later resumed run."""
 
-    def __init__(self, out_dir, keys, progress):
+    def __init__(self, out_dir, keys, progress, refused):
         self.out_dir = out_dir
         self.keys = keys
         self.progress = progress
+        self.refused = refused  # student ids whose files must not be written
         self.course = load_course()
         self.hidden_tests = run.hidden_tests()
         self.started = time.monotonic()
@@ -116,14 +188,70 @@ class _Grading:
             return
         # A student's files are written all together or not at all, whatever signal comes.
         with _signals_held():
-            grade = score(result, self.hidden_tests)
-            report.write_student(grade, self.out_dir, self.course)
-            if not resumed and result.reason != run.LOST_REASON:
-                resume.save(self.out_dir, result, self.keys[student])
+            grade = self._grade(result, resumed)
             self.grades[student] = grade
             if not resumed:
                 self.finished_after[student] = time.monotonic() - self.started
-                # Rewritten after each student, so even kill -9 leaves a usable grades.csv.
-                report.write_grades(self.grades.values(), self.out_dir)
+                # Rewritten after each student, so even kill -9 leaves a usable grades.csv; a
+                # failure here is left to the last write, after the loop, to report.
+                with contextlib.suppress(Exception):
+                    report.write_grades(self.grades.values(), self.out_dir)
             if self.progress:
                 (self.progress.resume if resumed else self.progress.advance)(grade)
+
+    def note(self, line):
+        """Pass one line for the instructor on to the progress reporter, if it takes notes."""
+        if self.progress is not None and hasattr(self.progress, "note"):
+            self.progress.note(line)
+
+    def _grade(self, result, resumed):
+        """Score and report one result; whatever fails makes it an "error" result instead."""
+        submission = result.submission
+        if submission.student in self.refused:
+            self.note(f"{_shown(submission.path)}: {submission.failure}")
+        elif submission.failure is not None:
+            self.note(
+                f"The grader failed on {submission.student!r} ({_shown(submission.path)}) "
+                "before running it; their status is error, and grading again retries it."
+            )
+        try:
+            grade = score(result, self.hidden_tests)
+            self._write_files(grade)
+        except Exception as error:
+            self.note(
+                f"The grader failed on {submission.student!r} while scoring or reporting "
+                f"({type(error).__name__}: {_shown(str(error))[:200]}); their status is error."
+            )
+            return self._error_grade(submission, failure_reason("reporting on", error))
+        if not resumed and result.reason != run.LOST_REASON and submission.failure is None:
+            # Without its record the student is simply graded again next time.
+            with contextlib.suppress(Exception):
+                resume.save(self.out_dir, result, self.keys[submission.student])
+        return grade
+
+    def _error_grade(self, submission, reason):
+        """Return, and report as best it can, the "error" grade of a student the grader failed."""
+        result = RunResult(submission, (), "error", reason)
+        try:
+            grade = score(result, self.hidden_tests)
+        except Exception:
+            grade = score(result)  # no hidden tests to list: nothing can fail
+        try:
+            self._write_files(grade)
+        except Exception:
+            # Better no files than files that contradict the student's row in grades.csv.
+            folder = Path(self.out_dir) / submission.student
+            for name in STUDENT_FILES:
+                with contextlib.suppress(OSError):
+                    (folder / name).unlink(missing_ok=True)
+        return grade
+
+    def _write_files(self, grade):
+        """Write a student's own files, unless their id was refused."""
+        if grade.run.submission.student not in self.refused:
+            report.write_student(grade, self.out_dir, self.course)
+
+
+def _shown(text):
+    """Return `text` as it can be printed on one line: as a literal if it holds a line break."""
+    return text if text.isprintable() else repr(text)

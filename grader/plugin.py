@@ -82,8 +82,8 @@ class GradingPlugin:
     def pytest_runtestloop(self, session):
         if session.config.option.collectonly:
             return None
-        for entry in self.entries:
-            self.on_finished(entry["key"], self.run_submission(session.items, entry))
+        for serial, entry in enumerate(self.entries):
+            self.on_finished(entry["key"], self.run_submission(session.items, entry, serial))
         return True
 
     @pytest.hookimpl(wrapper=True)
@@ -95,11 +95,14 @@ class GradingPlugin:
             self.statuses[item.nodeid] = (status, str(call.excinfo.value)[:2000])
         return report
 
-    def run_submission(self, items, entry):
-        """Run every item for one submission and return its result as plain data."""
+    def run_submission(self, items, entry, serial=0):
+        """Run every item for one submission and return its result as plain data.
+
+        `serial` numbers the submission in this job, so its workers get a user id of their own.
+        """
         if entry["error"] is not None:
             return self.result_for_all("error", "unreadable", entry["error"])
-        session = SubmissionSession(entry["units"], self.limits)
+        session = SubmissionSession(entry["units"], self.limits, serial)
         try:
             session.start()
         except LoadFailure as failure:

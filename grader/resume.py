@@ -20,12 +20,18 @@ from pathlib import Path
 
 from grader.model import TEST_STATUSES, RunResult, TestOutcome
 from grader.report import write_atomically
+from grader.sandbox.containment import RUNTIME_FILES, RUNTIME_FOLDERS
 
 STORE_FOLDER = ".resume"
 RECORD_FORMAT = 1
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 # Everything whose change can change a verdict; reports are rebuilt anyway, so they are not here.
+# The sandbox's copy is declared once, in grader.sandbox.containment; the step manifest decides
+# which cells of a notebook are graded.
 VERDICT_SOURCES = (
+    *RUNTIME_FOLDERS,
+    *RUNTIME_FILES,
+    "course/steps.toml",
     "grader/hidden",
     "grader/sandbox",
     "grader/plugin.py",
@@ -34,8 +40,8 @@ VERDICT_SOURCES = (
     "grader/score.py",
     "grader/model.py",
     "grader/resume.py",
-    "course/supplied.py",
-    "course/assemble.py",
+    "grader/load.py",
+    "grader/discover.py",
 )
 RUN_STATUSES = ("completed", "timeout", "crash", "error", "unreadable")
 # Settings that decide how fast a run goes, never what it finds.
@@ -73,9 +79,13 @@ def _isolation_context():
 
 
 def _verdict_files():
+    """Yield each verdict source file once (the sandbox's folders lie inside grader/)."""
+    found = {}
     for name in VERDICT_SOURCES:
         path = PROJECT_ROOT / name
-        yield from sorted(path.rglob("*.py")) if path.is_dir() else [path]
+        for file in sorted(path.rglob("*.py")) if path.is_dir() else [path]:
+            found.setdefault(file, None)
+    yield from found
 
 
 def fingerprint(submission, version):

@@ -7,7 +7,6 @@ submission loses points in exactly its category, and each adversarial one gets i
 """
 
 import sys
-import tempfile
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +16,7 @@ from grader.discover import Found, discover
 from grader.load import load
 from grader.pipeline import grade_submissions
 from grader.run import RunSettings
+from grader.sandbox.cleanup import temporary_folder
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SUBMISSIONS = PROJECT_ROOT / "fixtures" / "submissions"
@@ -118,7 +118,7 @@ def run_selfcheck(expectations, out=sys.stdout):
     course = load_course()
     submissions = [load(Found(e.student, e.path, _kind_of(e.path)), course) for e in expectations]
     printer = _Printer(expectations, out)
-    with tempfile.TemporaryDirectory(prefix="grader-selfcheck-") as folder:
+    with temporary_folder("grader-selfcheck-") as folder:
         grade_submissions(submissions, folder, RunSettings(jobs=JOBS), printer)
     return printer.failures
 
@@ -143,6 +143,10 @@ class _Printer:
             self._print(f"✗ {name}: {difference}")
         else:
             self._print(f"✓ {name}: {expectation.describe()}")
+
+    def note(self, line):
+        """Print a line about something that went wrong while grading."""
+        self._print(f"! {line}")
 
     def _print(self, line):
         print(line, file=self.out, flush=True)

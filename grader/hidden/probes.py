@@ -7,7 +7,7 @@ tagged values; the few it cannot even describe (cycles, IntEnum members) as name
 
 import json
 
-from grader.sandbox.values import Limit, Opaque, tag
+from grader.sandbox.inside.picture import Limit, Opaque, tag
 
 # Stands for private context in exception messages; it must never reach an envelope.
 MARKER = "PRIVATE-9c1e-secret"

@@ -10,7 +10,8 @@ from grader.hidden.probes import (
     returns_fixture,
     scenario,
 )
-from grader.sandbox.values import same_json, untag
+from grader.sandbox.inside.picture import untag
+from grader.sandbox.values import same_json
 
 pytestmark = pytest.mark.category("ownership")
 

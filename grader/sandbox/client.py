@@ -10,16 +10,15 @@ import contextlib
 import ctypes
 import json
 import os
+import secrets
 import select
-import shutil
 import signal
 import subprocess
 import tempfile
 import time
-from pathlib import Path
 
-from grader.sandbox import containment
-from grader.sandbox.containment import worker_command
+from grader.sandbox import cgroups, containment
+from grader.sandbox.cleanup import remove_tree
 
 MAX_REPLY_BYTES = 32 << 20
 PR_SET_CHILD_SUBREAPER = 36  # from <linux/prctl.h>
@@ -50,6 +49,12 @@ class SandboxCrash(SandboxProblem):
     status = "crash"
 
 
+class SandboxForbidden(SandboxProblem):
+    """The code did something the grader refuses, such as writing to the grader's channel."""
+
+    status = "forbidden"
+
+
 class SandboxMemory(SandboxProblem):
     """The submission's code needed more memory than its limit allows."""
 
@@ -71,54 +76,80 @@ def worker_limits(cpu_seconds, memory_mb, processes):
     )
 
 
-def worker_environment(scratch):
+def worker_environment(home):
     """Return the small environment a worker runs with."""
-    return {
-        "PATH": "/usr/bin:/bin",
-        "HOME": str(scratch),
-        "LANG": "C.UTF-8",
-        "TMPDIR": str(scratch),
-    }
+    return {"PATH": "/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8", "TMPDIR": str(home)}
 
 
 class Worker:
     """One running worker process, with its pipes, scratch folder and captured output."""
 
-    def __init__(self, isolation, limits):
+    def __init__(self, isolation, limits, uid=None):
         self.isolation = isolation
         self.limits = limits
-        self.scratch = Path(tempfile.mkdtemp(prefix="grader-worker-"))
-        if isolation.uid is not None:
-            os.chown(self.scratch, isolation.uid, isolation.uid)
-            # bubblewrap, root without capabilities, must still be able to enter it.
-            self.scratch.chmod(0o711)
+        self.uid = uid
+        self.key = secrets.token_hex(16).encode("ascii")
+        self.scratch = containment.make_scratch(isolation, uid)
         request_read, self.request_write = os.pipe()
         self.reply_read, reply_write = os.pipe()
         # Unnamed, and outside the scratch folder: the worker cannot swap it for a link to a
         # file it may not read, which the grader would then copy into the student's report.
         self.output = tempfile.TemporaryFile(prefix="grader-output-")  # noqa: SIM115 - closed in close()
         self.output_offset = 0
-        command = worker_command(isolation, request_read, reply_write, self.scratch)
-        self.process = subprocess.Popen(
-            command,
-            stdin=subprocess.DEVNULL,
-            stdout=self.output,
-            stderr=self.output,
-            cwd=self.scratch,
-            env=worker_environment(self.scratch),
-            pass_fds=(request_read, reply_write),
-            start_new_session=True,  # its own process group, so a fork can be killed too
+        launch = containment.launch(isolation, self.scratch, (request_read, reply_write))
+        # Memory (shared memory and tmpfs files included), processes and a fair share of the
+        # processor, held by the kernel for this worker alone; None where cgroups are missing.
+        self.group = cgroups.WorkerGroup.create(
+            f"worker-{os.getpid()}-{secrets.token_hex(4)}",
+            memory_bytes=limits["address_space"],
+            pids=limits["processes"],
         )
-        os.close(request_read)
-        os.close(reply_write)
+        try:
+            self.process = subprocess.Popen(
+                launch.command,
+                stdin=subprocess.DEVNULL,
+                stdout=self.output,
+                stderr=self.output,
+                cwd=launch.cwd,
+                env=worker_environment(launch.home),
+                close_fds=False,  # Python's own descriptors are not inherited (PEP 446)
+                preexec_fn=_preparing(launch, self.group),
+                start_new_session=True,  # its own process group, so a fork can be killed too
+            )
+        finally:
+            launch.close()
+            os.close(request_read)
+            os.close(reply_write)
         self.buffer = b""
+        self.send(self.hello())
 
-    def ask(self, message, deadline):
-        """Send one message and return the reply, or raise a SandboxProblem."""
+    def hello(self):
+        """The first request: the key, the user to become and the limits, before any code."""
+        message = {"key": self.key.decode("ascii"), "uid": self.uid, "limits": self.limits}
+        if self.isolation.late_filter is not None:
+            message["late_filter"] = self.isolation.late_filter.hex()
+        return message
+
+    def send(self, message):
+        """Write one request; a worker that is gone shows as how it ended."""
         try:
             os.write(self.request_write, (json.dumps(message) + "\n").encode("ascii"))
         except OSError:
             raise self._death() from None
+
+    def ask(self, message, deadline, on_call=None):
+        """Send one request and return the final reply, answering tool calls on the way."""
+        self.send(message)
+        while True:
+            reply = self.receive(deadline)
+            if "call" not in reply:
+                return reply
+            if on_call is None:
+                raise SandboxProblem("the worker called a tool outside a test")
+            self.send(on_call(reply))
+
+    def receive(self, deadline):
+        """Read one signed reply, or raise a SandboxProblem."""
         while b"\n" not in self.buffer:
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not select.select([self.reply_read], [], [], remaining)[0]:
@@ -130,8 +161,11 @@ class Worker:
             if len(self.buffer) > MAX_REPLY_BYTES:
                 raise SandboxProblem("the worker's reply was too large")
         line, _, self.buffer = self.buffer.partition(b"\n")
+        key, _, text = line.partition(b" ")
+        if not secrets.compare_digest(key, self.key):
+            raise SandboxForbidden("the code wrote to the grader's channel")
         try:
-            reply = json.loads(line)
+            reply = json.loads(text)
         except ValueError:
             raise SandboxProblem("the worker's reply could not be read") from None
         if type(reply) is not dict:
@@ -146,6 +180,8 @@ class Worker:
             code = self.process.wait(timeout=1)
         except subprocess.TimeoutExpired:
             code = None
+        if self.group is not None and self.group.memory_exhausted():
+            return SandboxMemory("the code needed more memory than the limit allows")
         ended_by = _signal_of(code, self.isolation.mode)
         if ended_by == signal.SIGXFSZ:
             problem = SandboxCrash("the code printed more output than the limit allows")
@@ -171,14 +207,28 @@ class Worker:
         """Kill the worker and everything it started, and remove its scratch folder and output."""
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.process.pid, signal.SIGKILL)
-        if self.isolation.uid is not None:
-            kill_every_process_of(self.isolation.uid)
+        if self.uid is not None:
+            kill_every_process_of(self.uid)
+        if self.group is not None:
+            self.group.close()
         self.process.wait()
         reap_orphans()
         for fd in (self.request_write, self.reply_read):
             os.close(fd)
         self.output.close()
-        shutil.rmtree(self.scratch, ignore_errors=True)
+        if self.scratch is not None:
+            remove_tree(self.scratch)
+
+
+def _preparing(launch, group):
+    """Return what the new process runs before the worker: descriptors, then its cgroup."""
+
+    def prepare():
+        launch.prepare()
+        if group is not None:
+            group.attach_self()
+
+    return prepare
 
 
 def _signal_of(code, mode):

@@ -9,9 +9,16 @@ import math
 import time
 from dataclasses import dataclass
 
-from grader.sandbox.client import SandboxProblem, SandboxTimeout, Worker, worker_limits
+from grader.sandbox.client import (
+    SandboxForbidden,
+    SandboxProblem,
+    SandboxTimeout,
+    Worker,
+    worker_limits,
+)
 from grader.sandbox.containment import Isolation
-from grader.sandbox.values import untag
+from grader.sandbox.handlers import Toolbox
+from grader.sandbox.inside.picture import untag
 
 
 @dataclass(frozen=True)
@@ -78,9 +85,11 @@ MISSING = _Missing()
 class SubmissionSession:
     """Run scenarios for one submission, starting workers as needed within its time budget."""
 
-    def __init__(self, units, limits):
+    def __init__(self, units, limits, serial=0):
+        """`serial` numbers the submission within its job; it picks the workers' user id."""
         self.units = [{"label": u.label, "filename": u.filename, "source": u.source} for u in units]
         self.limits = limits
+        self.uid = None if limits.isolation is None else limits.isolation.uid_for(serial)
         self.deadline = time.monotonic() + limits.timeout
         self.worker = None
         self.output = []
@@ -96,8 +105,8 @@ class SubmissionSession:
             memory_mb=self.limits.memory_mb,
             processes=self.limits.processes,
         )
-        self.worker = Worker(self.limits.isolation, limits)
-        message = {"op": "load", "units": self.units, "limits": self.worker.limits}
+        self.worker = Worker(self.limits.isolation, limits, self.uid)
+        message = {"op": "load", "units": self.units}
         try:
             reply = self._ask(message)
         except SandboxProblem as problem:
@@ -107,26 +116,45 @@ class SubmissionSession:
             raise LoadFailure(OUTPUT_REASON, "output_limit")
         if not reply.get("loaded"):
             self.stop()
-            raise LoadFailure(str(reply.get("reason", "The code could not be loaded.")))
+            reason = str(reply.get("reason", "The code could not be loaded."))
+            if reply.get("forbidden"):
+                raise LoadFailure(f"{FORBIDDEN_REASON} {reason}", "forbidden")
+            raise LoadFailure(reason)
         self.problems = tuple(str(problem) for problem in reply.get("problems", ()))
 
     def call(self, scenario):
         """Run one scenario in the worker and return its Observation."""
         if self.worker is None:
             self.start()
-        reply = self._ask({"op": "run", "scenario": scenario})
+        toolbox = Toolbox(scenario["tools"])
+        message = {
+            "op": "run",
+            "request": scenario["request"],
+            "tools": list(scenario["tools"]),
+            "fixtures": toolbox.fixtures(),
+            "repeat": scenario.get("repeat", 1),
+            "mutate_value": bool(scenario.get("mutate_value")),
+        }
+        if "max_result_bytes" in scenario:
+            message["max_result_bytes"] = scenario["max_result_bytes"]
+        reply = self._ask(message, toolbox)
         if self.worker.output_full():
             # Every later print would fail, so this worker can no longer be judged fairly.
             self.stop()
             raise OutputLimit("the code printed more output than the limit allows")
         if "observation" not in reply:
+            self.stop()
             raise SandboxProblem(str(reply.get("error", "the worker gave no observation")))
-        return Observation(reply["observation"])
+        observation = reply["observation"]
+        if observation.get("forbidden"):
+            raise SandboxForbidden("the code used " + ", ".join(observation["forbidden"]))
+        return Observation(dict(observation, **toolbox.facts()))
 
-    def _ask(self, message):
+    def _ask(self, message, toolbox=None):
         deadline = min(self.deadline, time.monotonic() + self.limits.test_timeout)
+        on_call = None if toolbox is None else _answering(toolbox)
         try:
-            return self.worker.ask(message, deadline)
+            return self.worker.ask(message, deadline, on_call)
         except SandboxProblem:
             self.stop()
             raise
@@ -150,6 +178,22 @@ class SubmissionSession:
             self.worker = None
 
 
+def _answering(toolbox):
+    """Answer the worker's tool calls from `toolbox`; a call it cannot answer ends the test."""
+
+    def answer(message):
+        try:
+            return toolbox.answer(message)
+        except (ValueError, KeyError, TypeError):
+            raise SandboxProblem("the worker called a tool the test does not have") from None
+
+    return answer
+
+
+FORBIDDEN_REASON = (
+    "While it was being loaded, your code used something the grader does not allow in graded "
+    "code, so none of it could be tested."
+)
 OUTPUT_REASON = (
     "Your code printed so much while it was being loaded that the printing had to be "
     "stopped, so none of it could be tested. Remove large or endless print() calls."

@@ -2,6 +2,7 @@
 
 import csv
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -136,3 +137,6 @@ def test_the_summary_says_which_isolation_was_in_force(graded_twice):
     runs, _ = graded_twice
     expected = "Isolation: bubblewrap" if containment_available() else "Isolation: a separate"
     assert expected in runs[0].stdout
+    line = next(line for line in runs[0].stdout.splitlines() if line.startswith("Isolation:"))
+    assert "seccomp (no keyrings" in line and "a guard refusing" in line
+    assert ("a user id of its own for each submission" in line) == (os.geteuid() == 0)

@@ -194,7 +194,7 @@ def test_an_empty_submission_gets_zero_and_a_sentence_saying_what_to_upload(
 
 IMPORTS_PROBE = """
 import importlib.metadata, json, sys
-import grader.gradescope, grader.job, grader.plugin, grader.sandbox.worker
+import grader.gradescope, grader.job, grader.plugin, grader.sandbox.inside.guard
 tops = {name.split(".")[0] for name in sys.modules}
 outside = sorted(t for t in tops if t not in sys.stdlib_module_names and not t.startswith("_"))
 owners = importlib.metadata.packages_distributions()

@@ -30,9 +30,10 @@ HOSTILE = {
     "warns_and_writes_stderr": "import sys, warnings\nwarnings.warn('careful')\n"
     "print('a note', file=sys.stderr)\n" + REFERENCE,
     "looks_for_grader_files": "import glob, os, tempfile\n"
-    "SEEN = glob.glob(os.path.join(tempfile.gettempdir(), 'grader-*'))\n"
-    "SEEN += glob.glob('/proc/[0-9]*/cmdline')[2:]\n" + REFERENCE + "\n"
+    "SEEN = glob.glob(os.path.join(tempfile.gettempdir(), 'grader-*'))\n" + REFERENCE + "\n"
     "if SEEN:\n    def invoke_tool(request, tools, **options):\n        return SEEN\n",
+    "lists_other_processes": "import glob\nSEEN = glob.glob('/proc/[0-9]*/cmdline')[2:]\n"
+    + REFERENCE,
     "syntax_error": "def invoke_tool(request, tools:\n    pass\n",
     "no_invoke_tool": "def invoke(request, tools):\n    return {}\n",
     "patches_json_and_builtins": REFERENCE
@@ -79,6 +80,8 @@ def test_reference_results_are_untouched_by_hostile_neighbours(results):
 def test_workers_see_neither_grader_files_nor_other_processes(results):
     assert containment_available()
     assert statuses(results["looks_for_grader_files"]) == {"passed": len(hidden_tests())}
+    # Listing /proc (other processes, the worker's own descriptors) is refused outright.
+    assert statuses(results["lists_other_processes"]) == {"forbidden": len(hidden_tests())}
 
 
 def test_infinite_loop_at_import_is_a_timeout_for_every_test(results):

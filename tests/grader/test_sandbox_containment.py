@@ -15,6 +15,7 @@ from grader.sandbox.containment import choose_isolation, prepare_runtime
 from grader.sandbox.session import Limits, LoadFailure, SubmissionSession
 
 PROJECT = Path(__file__).resolve().parents[2]
+REFERENCE_SOURCE = (PROJECT / "fixtures/submissions/correct/reference.py").read_text("utf-8")
 SECRETS = (
     PROJECT / "grader/hidden/conftest.py",
     PROJECT / "grader/hidden/test_envelope.py",
@@ -86,7 +87,7 @@ def test_worker_runs_as_its_own_user_when_the_grader_is_root(isolation):
     uid = int(output.split()[1])
     assert (uid != 0) == (os.geteuid() == 0)
     if os.geteuid() == 0:
-        assert uid == isolation.uid
+        assert uid == isolation.uid_for(0)
         assert "[]" in output
 
 
@@ -144,7 +145,7 @@ def test_the_fallback_grades_the_reference_fully_and_labels_a_hang():
     assert {o.status for o in bad.outcomes} == {"timeout"}
 
 
-def test_a_fork_bomb_is_held_by_the_process_limit_and_leaves_nothing_behind(isolation):
+def test_a_fork_bomb_is_refused_and_leaves_nothing_behind(isolation):
     source = (
         "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n"
     )
@@ -154,9 +155,10 @@ def test_a_fork_bomb_is_held_by_the_process_limit_and_leaves_nothing_behind(isol
     with pytest.raises(LoadFailure) as failure:
         session.start()
     session.stop()
-    assert failure.value.status == "timeout"
+    assert failure.value.status == "forbidden"
+    assert "does not allow" in failure.value.reason
     if isolation.uid is not None:
-        assert processes_of(isolation.uid) == []
+        assert processes_of(isolation.uid_for(0)) == []
 
 
 def processes_of(uid):
@@ -171,3 +173,18 @@ def processes_of(uid):
         if str(uid) in uids:
             found.append(status.parent.name)
     return found
+
+
+def test_each_worker_runs_in_a_cgroup_of_its_own_that_is_removed_with_it(isolation):
+    session = SubmissionSession(
+        [CodeUnit("probe", "probe.py", REFERENCE_SOURCE)], limits(isolation)
+    )
+    session.start()
+    group = session.worker.group
+    try:
+        assert group is not None
+        assert session.worker.process.pid in group.pids()
+        assert all(path.is_dir() for path in group.paths.values())
+    finally:
+        session.stop()
+    assert not any(path.exists() for path in group.paths.values())

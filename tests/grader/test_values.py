@@ -7,7 +7,8 @@ import math
 
 import pytest
 
-from grader.sandbox.values import MAX_DEPTH, MAX_STR, Limit, Opaque, same_json, tag, untag
+from grader.sandbox.inside.picture import MAX_DEPTH, MAX_STR, Limit, Opaque, tag, untag
+from grader.sandbox.values import same_json
 
 PLAIN = {
     "scalars": [None, True, False, 0, -7, 10**40, 1.0, -0.0, "", "é😀"],

@@ -1,0 +1,72 @@
+"""The tools of a scenario, kept on the trusted side: what each does, and what it saw.
+
+A hidden test describes each tool as data (return this value, raise this kind of exception,
+mutate the arguments, hand out the tool's own object). The worker never sees these
+descriptions: its tools are stand-ins whose every call comes here, where it is counted, its
+arguments recorded as the worker pictured them at the moment of the call, and answered with
+what the stand-in must do. A submission therefore cannot forge a count or learn what a tool
+would do without calling it.
+"""
+
+from dataclasses import dataclass, field
+
+from grader.sandbox.inside.kinds import make_exception
+from grader.sandbox.inside.picture import type_name
+
+
+@dataclass
+class ToolRecord:
+    """One tool's description and what happened to it during one scenario."""
+
+    spec: dict
+    calls: int = 0
+    received: list = field(default_factory=list)  # tagged arguments, one per call
+    raised: list[str] = field(default_factory=list)  # type names of the exceptions it raised
+
+    def answer(self, arguments):
+        """Count a call with these tagged arguments; return what the stand-in must do."""
+        self.calls += 1
+        self.received.append(arguments)
+        does = self.spec["does"]
+        answer = {"mutate": does in ("mutate", "mutate_then_raise")}
+        if does in ("raise", "mutate_then_raise") or (does == "flaky" and self.calls == 1):
+            kind, message = self.spec["exception"], self.spec.get("message", "")
+            self.raised.append(type_name(type(make_exception(kind, message))))
+            answer["raise"] = {"kind": kind, "message": message}
+        elif does == "return_fixture":
+            answer["return"] = "fixture"
+        elif does == "return_arguments":
+            answer["return"] = "arguments"
+        else:
+            answer["return"] = self.spec.get("value", {"t": "none"})
+        return answer
+
+
+class Toolbox:
+    """The tools of one scenario, by name."""
+
+    def __init__(self, specs):
+        self.records = {name: ToolRecord(spec) for name, spec in specs.items()}
+
+    def answer(self, message):
+        """Answer one call message from the worker; an unknown tool name is the worker's lie."""
+        record = self.records.get(message.get("call"))
+        if record is None:
+            raise ValueError("a call to a tool the scenario does not have")
+        return record.answer(message.get("arguments"))
+
+    def fixtures(self):
+        """The recipes of the objects tools hold, for the worker to build once per scenario."""
+        return {
+            name: record.spec["fixture"]
+            for name, record in self.records.items()
+            if "fixture" in record.spec
+        }
+
+    def facts(self):
+        """What the trusted side knows of the scenario: calls, arguments and raised types."""
+        return {
+            "calls": {name: record.calls for name, record in self.records.items()},
+            "received": {name: record.received for name, record in self.records.items()},
+            "handler_raised": [t for record in self.records.values() for t in record.raised],
+        }

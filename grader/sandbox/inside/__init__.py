@@ -1,0 +1,16 @@
+"""The code that runs beside student code, in the worker: this package is exactly what is copied.
+
+Nothing here is trusted for a verdict. The worker reports what it observed; the trusted side
+(`grader.sandbox`) keeps the tools' bookkeeping and decides. The package imports only the
+standard library and `course` (the supplied code a student has anyway), so the sandbox's copy of
+the project is this folder, `course/` and the empty packages above it.
+
+    faults    the classes handed to student code: tool errors, odd values (reachable by design)
+    loop      the plain loop that calls `invoke_tool`; its frames hold nothing worth stealing
+    guard     the audit hook holding the channel, its key and every record (never reachable)
+    kinds     builds exceptions and values from the trusted side's recipes (guard-only)
+    picture   tagged pictures of values (guard-only; the trusted side decodes them)
+    report    what one scenario showed, computed from the guard's records (guard-only)
+    channel   the framed, keyed pipe protocol (guard-only)
+    syscalls  applies the late seccomp filter to the worker itself
+"""

@@ -1,0 +1,72 @@
+"""The worker's end of the pipes to the trusted side: JSON lines, each reply signed with a key.
+
+The trusted side writes requests to REQUEST_FD and reads replies from REPLY_FD; both numbers are
+fixed, so nothing about the channel travels on the command line. A submission can still guess
+them and write to the reply pipe, so every reply starts with the worker's key, sent in the
+first request and held by the guard alone: a line without it is a forgery, and the trusted side
+labels the test `forbidden`. Everything used here is bound before student code runs.
+"""
+
+import builtins
+import os
+from _json import encode_basestring_ascii
+
+from grader.sandbox.inside.picture import type_name
+
+# Private built-ins: see grader/sandbox/inside/picture.py.
+__builtins__ = dict(vars(builtins))
+
+REQUEST_FD = 3
+REPLY_FD = 4
+# Written as is, so a worker out of memory can still say so.
+MEMORY_REPLY = '{"status":"memory"}'
+
+_read = os.read
+_write = os.write
+_scan = __import__("json").JSONDecoder().scan_once
+
+
+def dumps(value):
+    """Return JSON text for plain data (dict, list, str, int, bool, None), ASCII only."""
+    kind = type(value)
+    if kind is str:
+        return encode_basestring_ascii(value)
+    if value is None:
+        return "null"
+    if kind is bool:
+        return "true" if value else "false"
+    if kind is int:
+        return int.__repr__(value)
+    if kind is list:
+        return "[" + ",".join([dumps(item) for item in value]) + "]"
+    if kind is dict:
+        pairs = [encode_basestring_ascii(key) + ":" + dumps(item) for key, item in value.items()]
+        return "{" + ",".join(pairs) + "}"
+    raise TypeError(f"cannot report a {type_name(kind)}")
+
+
+class Channel:
+    """Requests in, signed replies out, on the two fixed descriptors."""
+
+    def __init__(self):
+        self.buffer = b""
+        self.key = b""
+
+    def receive(self):
+        """Return the next request, or None when the trusted side has closed the pipe."""
+        while b"\n" not in self.buffer:
+            chunk = _read(REQUEST_FD, 1 << 16)
+            if not chunk:
+                return None
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return _scan(line.decode("utf-8"), 0)[0]
+
+    def send(self, message):
+        """Write one reply, signed with the key."""
+        self.send_text(dumps(message))
+
+    def send_text(self, text):
+        data = self.key + b" " + text.encode("ascii") + b"\n"
+        while data:
+            data = data[_write(REPLY_FD, data) :]

@@ -1,0 +1,421 @@
+"""The guard: an audit hook that holds the channel, its key and every record of the worker.
+
+`install()` runs before any student code. It reads the first request (the key, the user to
+become, the limits), shuts the process in, and adds `Guard.hook` with `sys.addaudithook`. From
+then on the loop (`grader.sandbox.inside.loop`) asks for work and reports through `sys.audit`
+events, and tool calls reach the trusted side the same way. Nothing refers to the guard but the
+interpreter's list of hooks, so student code can only reach it through the paths the hook
+itself refuses: gc listings, other threads' frames, profile and trace hooks, frames and
+tracebacks of the guard's own code, ctypes, new processes, and the /proc files that show
+descriptors and memory. A refused operation raises an error with a plain message and marks
+every later observation `forbidden`.
+
+While the hook handles a `grader.` event no student code runs: the cyclic collector is off,
+signal handlers and threads cannot be installed, objects are read through exact built-in
+methods only, and what the guard lets go of is handed back to the loop to free.
+"""
+
+import builtins
+import gc
+import os
+import resource
+import sys
+import types
+
+from grader.sandbox.inside.channel import MEMORY_REPLY, REPLY_FD, REQUEST_FD, Channel
+from grader.sandbox.inside.kinds import build, make_exception, mutate_deeply
+from grader.sandbox.inside.loop import refuse
+from grader.sandbox.inside.picture import tag, type_name
+from grader.sandbox.inside.report import Records, describe
+
+# Private built-ins: see grader/sandbox/inside/picture.py.
+__builtins__ = dict(vars(builtins))
+
+_LIMITS = {
+    "cpu_seconds": resource.RLIMIT_CPU,
+    "open_files": resource.RLIMIT_NOFILE,
+    "address_space": resource.RLIMIT_AS,
+    "file_size": resource.RLIMIT_FSIZE,
+    "core_size": resource.RLIMIT_CORE,
+    "processes": resource.RLIMIT_NPROC,
+}
+# How course.assemble.run_cells words a cell that stopped with a MemoryError.
+_MEMORY_PROBLEM = " stopped with MemoryError "
+# Events refused whenever student code raises them, with how the message names them.
+REFUSED = {
+    "sys._current_frames": "sys._current_frames()",
+    "sys.setprofile": "sys.setprofile()",
+    "sys.settrace": "sys.settrace()",
+    "sys.addaudithook": "sys.addaudithook()",
+    "gc.get_objects": "gc.get_objects()",
+    "gc.get_referrers": "gc.get_referrers()",
+    "gc.get_referents": "gc.get_referents()",
+    "os.fork": "os.fork()",
+    "os.forkpty": "os.forkpty()",
+    "os.exec": "running another program",
+    "os.posix_spawn": "running another program",
+    "os.spawn": "running another program",
+    "os.system": "os.system()",
+    "subprocess.Popen": "running another program",
+}
+# Attributes that lead from an object to a frame: refused when the frame is the guard's.
+# Every event the guard looks at besides its own ("ctypes." ones too).
+WATCHED = frozenset((*REFUSED, "object.__getattr__", "open", "os.listdir", "os.scandir"))
+# (f_back and f_globals raise no event; the loop's frames below student code hold nothing.)
+FRAME_ATTRIBUTES = frozenset(("tb_frame", "gi_frame", "cr_frame", "ag_frame"))
+_PROC = ("/proc", "/dev/fd")
+_HEADROOM = 200  # frames the guard may use beyond the student's recursion limit
+# The events the loop sends; each must come from the loop's own frame.
+LOOP_EVENTS = frozenset(
+    (
+        "grader.next",
+        "grader.loaded",
+        "grader.begin",
+        "grader.returned",
+        "grader.raised",
+        "grader.end",
+    )
+)
+# Loaded before switching users when the new user cannot read the Python installation.
+_PRELOAD = (
+    "abc",
+    "collections",
+    "copy",
+    "dataclasses",
+    "decimal",
+    "enum",
+    "functools",
+    "itertools",
+    "json",
+    "logging",
+    "math",
+    "numbers",
+    "operator",
+    "re",
+    "string",
+    "textwrap",
+    "traceback",
+    "typing",
+    "warnings",
+)
+
+
+class Guard:
+    """The hook and everything it keeps; one per worker, reachable only by the interpreter."""
+
+    def __init__(self, channel, own_files):
+        self.channel = channel
+        self.own_files = own_files
+        self.busy = False
+        self.owed_limit = None  # the student's recursion limit, when it could not be restored
+        self.loop_frame = None
+        self.ready = False  # a submission is loaded and defines invoke_tool
+        self.records = None
+        self.forbidden = []
+
+    def hook(self, event, args):
+        """Answer the loop's events, refuse the forbidden ones, and ignore the rest quickly.
+
+        Most events (`builtins.id`, `exec`, `import`...) return on the first lines, which call
+        nothing in Python: student code deep in recursion raises them too, and a Python call
+        could fail there. An event the guard must check fails closed if checking fails.
+        """
+        if self.busy:
+            return  # the guard's own doing
+        # Slices and set lookups, not str methods: even a built-in method call counts as depth.
+        if event[:7] == "grader.":
+            thrown = self.answer(event, args)
+        elif event in WATCHED or event[:7] == "ctypes.":
+            if event == "object.__getattr__" and args[1] not in FRAME_ATTRIBUTES:
+                return
+            what = REFUSED.get(event) or self.refusal(event, args)
+            thrown = None if what is None else self.forbid(what)
+        else:
+            return
+        if thrown is not None:
+            raise thrown
+
+    def answer(self, event, args):
+        """Handle one of the guard's own events with room to work, however deep the caller is."""
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(limit + _HEADROOM)
+        self.busy = True
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            limit = self.student_limit(limit)
+            return self.handle(event, args, sys._getframe(2))  # answer <- hook <- the caller
+        finally:
+            self.busy = False
+            if collecting:
+                gc.enable()
+            try:
+                sys.setrecursionlimit(limit)
+            except BaseException:  # deeper than the limit right now: put it back next time
+                self.owed_limit = limit
+
+    def student_limit(self, limit):
+        """Return the student's own recursion limit, `limit` unless an earlier event owes one."""
+        if self.owed_limit is not None and limit == self.owed_limit + _HEADROOM:
+            limit = self.owed_limit
+        self.owed_limit = None
+        return limit
+
+    def refusal(self, event, args):
+        """Say what a conditionally refused event does, or None when it is allowed."""
+        if event.startswith("ctypes."):
+            return "ctypes"
+        if event == "object.__getattr__" and args[1] in FRAME_ATTRIBUTES:
+            return self.frame_refusal(args)
+        if event in ("open", "os.listdir", "os.scandir") and args:
+            return self.path_refusal(args[0])
+        return None
+
+    def frame_refusal(self, args):
+        self.busy = True
+        try:
+            frame = getattr(args[0], args[1], None)
+            mine = type(frame) is types.FrameType and frame.f_code.co_filename in self.own_files
+        finally:
+            self.busy = False
+        return "looking at the grader's own frames" if mine else None
+
+    def path_refusal(self, path):
+        if type(path) is int:
+            return "opening the grader's channel" if path in (REQUEST_FD, REPLY_FD) else None
+        self.busy = True
+        try:
+            real = os.path.realpath(os.fsdecode(path)) if type(path) in (str, bytes) else ""
+        except (OSError, ValueError):
+            real = ""
+        finally:
+            self.busy = False
+        return "reading /proc" if real.startswith(_PROC) else None
+
+    def forbid(self, what):
+        """Note a refused operation and return the error to raise in its place."""
+        self.forbidden.append(what)
+        return RuntimeError(
+            f"The grader does not allow {what} in graded code, so this test cannot pass. "
+            "Remove it: invoke_tool needs only its arguments."
+        )
+
+    def handle(self, event, args, caller):
+        """Handle one `grader.` event; return an exception to raise in the caller, or None."""
+        try:
+            if event == "grader.call":
+                return self.call(args[0], args[1])
+            if event == "grader.forbid":
+                return self.forbid(args[0] if type(args[0]) is str else "this")
+            if event not in LOOP_EVENTS or not self.from_loop(caller):
+                return self.forbid("sending the grader's own events")
+            getattr(self, event[7:])(*args)
+        except MemoryError:
+            self.records = None
+            self.channel.send_text(MEMORY_REPLY)
+        except BaseException as error:  # the guard must always answer
+            self.records = None
+            self.channel.send({"error": f"the worker failed: {type_name(type(error))}"})
+        return None
+
+    def from_loop(self, caller):
+        """Say whether `caller` is the loop's frame (the first to send an event is taken)."""
+        if self.loop_frame is None:
+            self.loop_frame = caller
+        return caller is self.loop_frame
+
+    def next(self, box, *_rest):
+        """Give the loop its next piece of work (None when the trusted side has finished)."""
+        while (message := self.channel.receive()) is not None:
+            if message["op"] == "load":
+                units = [types.SimpleNamespace(**unit) for unit in message["units"]]
+                box[0] = {"op": "load", "units": units}
+                return
+            if not self.ready:
+                self.channel.send({"error": "no submission is loaded"})
+                continue
+            self.records = Records(message["request"], message)
+            self.records.fixtures = {
+                name: build(recipe) for name, recipe in message.get("fixtures", {}).items()
+            }
+            keyword = {}
+            if "max_result_bytes" in message:
+                keyword["max_result_bytes"] = message["max_result_bytes"]
+            box[0] = {
+                "op": "run",
+                "request": self.records.request,
+                "tools": list(message["tools"]),
+                "keyword": keyword,
+                "repeat": message.get("repeat", 1),
+            }
+            return
+        box[0] = None
+
+    def loaded(self, _box, outcome, invoke_tool):
+        """Tell the trusted side whether the submission loaded and defined invoke_tool."""
+        self.ready = False
+        if issubclass(type(outcome), BaseException):
+            if type(outcome) is MemoryError:
+                self.channel.send_text(MEMORY_REPLY)
+                return
+            reason = (
+                f"Your code stopped with {type_name(type(outcome))} while it was being loaded, "
+                "so none of it could be tested. Remove calls such as sys.exit() or input() "
+                "from the top level of your code."
+            )
+            self.channel.send({"loaded": False, "reason": reason, "forbidden": self.forbidden})
+            return
+        problems = [str.__str__(problem) for problem in outcome]
+        if not callable(invoke_tool) and any(_MEMORY_PROBLEM in p for p in problems):
+            self.channel.send_text(MEMORY_REPLY)  # out of memory before invoke_tool existed
+            return
+        if not callable(invoke_tool):
+            problems.append(
+                "No function named invoke_tool was defined, so there was nothing to test. "
+                "Check its name and that the cell or file that defines it runs without errors."
+            )
+            reason = " ".join(problems)
+            self.channel.send({"loaded": False, "reason": reason, "forbidden": self.forbidden})
+            return
+        self.ready = True
+        self.channel.send({"loaded": True, "problems": problems, "forbidden": self.forbidden})
+
+    def begin(self, _box, tools):
+        self.records.tools = tools
+        self.records.stubs = dict(tools)
+
+    def returned(self, _box, envelope):
+        self.records.envelopes.append(envelope)
+
+    def raised(self, _box, error):
+        self.records.raised = error
+
+    def end(self, box):
+        """Send the observation; hand the scenario's objects to the loop to let go of."""
+        records, self.records = self.records, None
+        released = [records]
+        box[1] = released
+        raised = records.raised
+        if raised is not None and type(raised) is MemoryError:
+            self.channel.send_text(MEMORY_REPLY)
+            return
+        observation = describe(records, released)
+        observation["forbidden"] = list(self.forbidden)
+        self.channel.send({"observation": observation})
+
+    def call(self, box, name):
+        """Ask the trusted side what the tool does, do it, and leave the result in `box`."""
+        records = self.records
+        if type(box) is not list or len(box) != 2:
+            return self.forbid("calling a tool that way")
+        if records is None or type(name) is not str or name not in records.stubs:
+            return self.forbid("calling a tool outside the test that gave it")
+        arguments = box[0]
+        self.channel.send({"call": name, "arguments": tag(arguments)})
+        answer = self.channel.receive()
+        if answer is None:
+            os._exit(0)  # the trusted side has gone: nothing is left to report to
+        released = []
+        box[1] = released
+        if answer.get("mutate"):
+            mutate_deeply(arguments, released)
+        if "raise" in answer:
+            error = make_exception(answer["raise"]["kind"], answer["raise"]["message"])
+            records.thrown.append(error)
+            return error
+        if answer.get("return") == "fixture":
+            result = records.fixtures.get(name)
+        elif answer.get("return") == "arguments":
+            result = arguments
+        else:
+            result = build(answer["return"])
+        records.handed.append(result)
+        box[0] = result
+        return None
+
+
+def install():
+    """Read the first request, shut the worker in, and add the guard's hook."""
+    channel = Channel()
+    hello = channel.receive()
+    channel.key = hello["key"].encode("ascii")
+    _keep_only_the_channel()
+    # Imported before switching users: the new user may not be able to read the installation.
+    _refuse_threads_and_signals()
+    late_filter = hello.get("late_filter")
+    if late_filter:
+        from grader.sandbox.inside import syscalls  # ctypes: imported only when needed
+    if hello.get("uid") is not None:
+        _become(hello["uid"])
+    for name, amount in hello.get("limits", {}).items():
+        resource.setrlimit(_LIMITS[name], (amount, amount))
+    if late_filter:
+        syscalls.install(bytes.fromhex(late_filter))
+    own_files = frozenset(
+        module.__file__
+        for name, module in sys.modules.items()
+        if name.startswith("grader.")
+        and getattr(module, "__file__", None)
+        and not name.endswith((".loop", ".faults"))
+    )
+    guard = Guard(channel, own_files)
+    _hide_grader_modules()
+    sys.addaudithook(guard.hook)
+
+
+def _keep_only_the_channel():
+    """Close every other inherited descriptor and keep the channel's from later programs."""
+    os.closerange(REPLY_FD + 1, 1024)
+    for fd in (REQUEST_FD, REPLY_FD):
+        os.set_inheritable(fd, False)
+
+
+def _refuse_threads_and_signals():
+    """Replace the functions that start threads or install signal handlers with refusals.
+
+    A signal handler or a thread could run student code while the guard works. The late seccomp
+    filter refuses them in the kernel too; these stand-ins give the student a plain message.
+    """
+    import _thread
+    import signal
+    import threading
+
+    refused_thread = refuse("starting a thread")
+    for module in (_thread, threading):
+        for name in ("start_new_thread", "start_new", "_start_new_thread"):
+            if hasattr(module, name):
+                setattr(module, name, refused_thread)
+    refused_signal = refuse("installing a signal handler")
+    for module in (signal, sys.modules.get("_signal")):
+        if module is not None:
+            module.signal = refused_signal
+
+
+def _hide_grader_modules():
+    """Take the grader's modules out of sys.modules: importing them again gives unused copies."""
+    for name in list(sys.modules):
+        if name == "grader" or name.startswith("grader."):
+            del sys.modules[name]
+
+
+def _become(uid):
+    """Switch to `uid` for good, giving up root and every supplementary group."""
+    if not _readable_by_everyone(sys.base_prefix):
+        for name in _PRELOAD:
+            __import__(name)
+    os.setgroups([])
+    os.setgid(uid)
+    os.setuid(uid)
+    if os.getuid() != uid or os.geteuid() != uid:
+        raise SystemExit("the worker could not switch to its own user")
+
+
+def _readable_by_everyone(folder):
+    """Say whether every user can reach `folder` (each folder on the way lets others in)."""
+    path = os.path.realpath(folder)
+    while True:
+        if not os.stat(path).st_mode & 0o001:
+            return False
+        if path == "/":
+            return True
+        path = os.path.dirname(path)

@@ -1,0 +1,192 @@
+"""Build what a tool call hands back from the trusted side's recipes: exceptions and values.
+
+Only the guard calls these functions, and only on objects it made itself or on a submission's
+objects through exact built-in methods, so no student code runs while they do.
+"""
+
+import builtins
+import collections
+import decimal
+
+from grader.sandbox.inside.faults import (
+    AmbiguousError,
+    DeniedPermissionError,
+    HiddenFaultError,
+    HiddenStop,
+    InputValueError,
+    InvalidInputError,
+    Items,
+    Level,
+    LookalikeInputError,
+    MissingKeyError,
+    NotFoundError,
+    PermissionDeniedError,
+    QuietDeniedError,
+    QuietInputError,
+    QuietMissingError,
+    Ratio,
+    Text,
+    Thing,
+    Unprintable,
+    ValueInputError,
+)
+from grader.sandbox.inside.picture import untag
+
+# Private built-ins: see grader/sandbox/inside/picture.py.
+__builtins__ = dict(vars(builtins))
+
+# Bound now: a submission may replace these in their modules, or give a class in `faults` an
+# attribute lookup of its own, and the guard must not call what it put there.
+_MRO = type.__dict__["__mro__"].__get__
+_HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement, so changeable
+_SET_CAUSE = BaseException.__dict__["__cause__"].__set__
+_HIGH = Level.HIGH
+_ORDERED_DICT = collections.OrderedDict
+_DEFAULT_DICT = collections.defaultdict
+_DECIMAL = decimal.Decimal
+
+EXCEPTION_CLASSES = {
+    "invalid_input": InvalidInputError,
+    "permission_denied": PermissionDeniedError,
+    "not_found": NotFoundError,
+    "invalid_input_subclass": QuietInputError,
+    "permission_denied_subclass": QuietDeniedError,
+    "not_found_subclass": QuietMissingError,
+    "invalid_input_mixin": InputValueError,
+    "invalid_input_mixin_builtin_first": ValueInputError,
+    "permission_denied_mixin": DeniedPermissionError,
+    "not_found_mixin": MissingKeyError,
+    "ambiguous": AmbiguousError,
+    "key_error": KeyError,
+    "value_error": ValueError,
+    "permission_error": PermissionError,
+    "file_not_found": FileNotFoundError,
+    "lookup_error": LookupError,
+    "type_error": TypeError,
+    "runtime_error": RuntimeError,
+    "recursion_error": RecursionError,
+    "zero_division": ZeroDivisionError,
+    "attribute_error": AttributeError,
+    "stop_iteration": StopIteration,
+    "plain_exception": Exception,
+    "custom_exception": HiddenFaultError,
+    "lookalike": LookalikeInputError,
+    "keyboard_interrupt": KeyboardInterrupt,
+    "system_exit": SystemExit,
+    "generator_exit": GeneratorExit,
+    "custom_base": HiddenStop,
+}
+
+
+def make_exception(kind, message):
+    """Return a new exception of the named kind, carrying `message` in its args or notes."""
+    if kind == "unicode_encode_error":
+        return UnicodeEncodeError("utf-8", message, 0, 1, "surrogates not allowed")
+    if kind == "exception_group":
+        return ExceptionGroup(message, [_instance(InvalidInputError, message)])
+    if kind == "chained":
+        error = _instance(RuntimeError, message)
+        _SET_CAUSE(error, _instance(InvalidInputError, message))
+        return error
+    if kind == "with_notes":
+        error = _instance(HiddenFaultError, "a tool failed")
+        BaseException.add_note(error, message)
+        return error
+    if kind == "unprintable":
+        return _instance(RuntimeError, _instance(Unprintable))
+    if kind == "unprintable_course":
+        return _instance(NotFoundError, _instance(Unprintable))
+    if kind == "structured_args":
+        return _instance(InvalidInputError, {"detail": message, "rows": [message]}, 42)
+    return _instance(EXCEPTION_CLASSES[kind], message)
+
+
+def _instance(cls, *args):
+    """Make an instance of `cls` with its nearest built-in base's own `__new__` and `__init__`.
+
+    A submission can give the classes in `faults` (or the course's) a `__new__` or `__init__` of
+    its own; calling them would run student code inside the guard.
+    """
+    base = next(b for b in _MRO(cls) if not b.__flags__ & _HEAP_TYPE)
+    made = base.__new__(cls, *args)
+    if base is not object:
+        base.__init__(made, *args)
+    return made
+
+
+def build(recipe):
+    """Return a new value from a recipe: a tagged value, or a named maker for what JSON lacks."""
+    maker = recipe.get("make")
+    if maker is None:
+        return untag(recipe)
+    if maker == "deep_list":
+        value = []
+        for _ in range(recipe["depth"] - 1):
+            value = [value]
+        return value
+    if maker == "list_cycle":
+        value = [1, 2]
+        value.append(value)
+        return {"items": value}
+    if maker == "dict_cycle":
+        value = {"name": "loop"}
+        value["self"] = value
+        return [value]
+    if maker == "shared_list":
+        shared = [1, "two", {"three": 3.0}]
+        return {"first": shared, "second": shared}
+    if maker == "exception":
+        return {"error": _instance(HiddenFaultError, recipe.get("message", ""))}
+    return {"data": [_foreign(maker)]}
+
+
+def _foreign(maker):
+    """Return a value of a type outside the JSON vocabulary (classes bound at import, see above)."""
+    if maker == "int_enum":
+        return _HIGH
+    if maker == "list_subclass":
+        items = _instance(Items)
+        list.extend(items, [1, 2])
+        return items
+    if maker == "str_subclass":
+        return str.__new__(Text, "text")
+    if maker == "float_subclass":
+        return float.__new__(Ratio, 1.5)
+    if maker == "ordered_dict":
+        return _ORDERED_DICT(a=1)
+    if maker == "default_dict":
+        return _DEFAULT_DICT(list, a=[1])
+    if maker == "decimal":
+        return _DECIMAL("1.5")
+    if maker == "object":
+        return _instance(Thing)
+    simple = {"bytes": b"bytes", "bytearray": bytearray(b"bytes"), "complex": 1 + 2j}
+    return simple.get(maker, len)
+
+
+def mutate_deeply(value, released):
+    """Change every list and dict reachable from `value`, at every depth.
+
+    Only exact built-in methods touch the nodes, and a cleared dict gains a plain `str` key, so
+    no key's `__eq__` or `__hash__` runs. Whatever the change lets go of is appended to
+    `released` instead of being freed here: a student's `__del__` must not run inside the guard.
+    """
+    containers, stack = [], [value]
+    while stack and len(containers) < 100_000:
+        node = stack.pop()
+        # issubclass on the real type: an object cannot fake it the way it can fake __class__.
+        if issubclass(type(node), dict):
+            containers.append(node)
+            stack.extend(dict.values(node))
+        elif issubclass(type(node), list):
+            containers.append(node)
+            stack.extend(list.__iter__(node))
+    released.append(containers)
+    for node in containers:
+        if issubclass(type(node), dict):
+            released.append(list(dict.items(node)))
+            dict.clear(node)
+            dict.__setitem__(node, "__changed__", [True])
+        else:
+            list.reverse(node)
+            list.append(node, "__changed__")

@@ -1,0 +1,96 @@
+"""The worker's plain loop: load the submission, call `invoke_tool` as the guard says, report.
+
+Student code runs above these frames and may walk down to them (logging and `traceback` do), so
+they hold nothing but what `invoke_tool` is given anyway. Requests come in, and observations go
+out, through `sys.audit` events that only the guard's hook answers; it takes the lifecycle events
+only from this loop's own frame, so a submission that sends them itself is refused.
+"""
+
+import builtins
+import contextlib
+import sys
+import types
+
+from course.assemble import run_cells
+
+# Private built-ins: a submission that patches `builtins` cannot change how this loop runs.
+__builtins__ = dict(vars(builtins))
+
+_STRIP = BaseException.with_traceback
+
+
+def serve(audit=sys.audit, modules=sys.modules, streams=(sys.stdout, sys.stderr)):
+    """Run requests until the trusted side closes the channel (everything inline: one frame)."""
+    invoke_tool = None
+    while True:
+        box = [None, None]
+        audit("grader.next", box)
+        message, box = box[0], None
+        if message is None:
+            return
+        if message["op"] == "load":
+            module = types.ModuleType("submission")
+            modules["submission"] = modules["__main__"] = module
+            try:
+                outcome = run_cells(message["units"], module.__dict__)
+            except BaseException as error:  # sys.exit at import is the student's to hear about
+                outcome = error
+            invoke_tool = dict.get(module.__dict__, "invoke_tool")
+            flush(streams)
+            audit("grader.loaded", None, outcome, invoke_tool)
+            outcome = module = None
+            continue
+        tools = {name: tool(name, audit) for name in message["tools"]}
+        request, keyword = message["request"], message["keyword"]
+        audit("grader.begin", None, tools)
+        for _ in range(message["repeat"]):
+            try:
+                envelope = invoke_tool(request, tools, **keyword)
+            except BaseException as error:  # any escape is data for the tests
+                audit("grader.raised", None, error)
+                error = None
+                break
+            audit("grader.returned", None, envelope)
+            envelope = None
+        flush(streams)
+        box = [None, None]
+        audit("grader.end", box)
+        # Letting go here, not in the guard: a student's __del__ runs above this frame.
+        box = tools = request = keyword = message = None
+
+
+def flush(streams):
+    """Flush what the student printed, here rather than in the guard: a stream may run code."""
+    for stream in streams:
+        # A broken stream must not stop the report.
+        with contextlib.suppress(BaseException):
+            stream.flush()
+
+
+def tool(name, audit):
+    """Return the callable that stands for one tool: each call is answered by the trusted side."""
+
+    def call(arguments):
+        box = [arguments, None]
+        try:
+            audit("grader.call", box, name)
+        except BaseException as error:  # the tool's exception, raised for it by the guard
+            box = None
+            # Without the guard's frames: the student's traceback starts at this call.
+            raise _STRIP(error, None)  # noqa: B904 - the same exception, not a new one
+        result, answered, box = box[0], box[1] is not None, None
+        if not answered:  # the guard could not take the call (say, deep in recursion)
+            raise RuntimeError("The tool could not be called here.")
+        return result
+
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
+def refuse(what):
+    """Return a stand-in for a forbidden function: calling it is refused by the guard."""
+
+    def refused(*_args, **_kwargs):
+        sys.audit("grader.forbid", what)
+
+    return refused

@@ -1,0 +1,146 @@
+"""Tagged pictures of values: `tag` runs inside the worker, `untag` on the trusted side.
+
+JSON alone cannot tell `1` from `True` once a value has crossed a pipe in a lossy way, and it has
+no word for a tuple, a set, NaN, a lone surrogate or an `IntEnum` member. A tagged value names the
+exact type of every node, so the trusted side can judge "same types at every depth" itself.
+
+    {"t": "none"} | {"t": "bool", "v": true} | {"t": "int", "v": "-1f"} (hex digits)
+    {"t": "float", "v": "0x1.8p+1"} (float.hex, so NaN and infinities survive)
+    {"t": "str", "v": "..."} | {"t": "list"|"tuple"|"set"|"frozenset", "v": [tagged, ...]}
+    {"t": "dict", "v": [[tagged key, tagged value], ...]}
+    {"t": "other", "type": "IntEnum name", "base": "int" or null, "v": tagged base content or null}
+    {"t": "deep"} | {"t": "many"} : the value was deeper or larger than the picture may be
+    {"t": "cut", "v": "first characters", "size": n} : a string too long to carry whole
+
+Taking the picture never calls the object's own methods (no `__repr__`, `__iter__` or
+`__eq__` of a subclass), so a value cannot run code or hide its content while it is described.
+"""
+
+import builtins
+from dataclasses import dataclass
+
+# The guard's modules are never reachable from student code, and they look up built-ins in this
+# private copy, so a submission that patches `builtins` cannot change how values are pictured.
+__builtins__ = dict(vars(builtins))
+
+MAX_DEPTH = 120
+MAX_NODES = 20_000
+MAX_STR = 200_000
+
+_TYPE_NAME = type.__dict__["__name__"]
+_PLAIN_SCALARS = {type(None): "none", bool: "bool", int: "int", float: "float", str: "str"}
+_SEQUENCES = {list: "list", tuple: "tuple", set: "set", frozenset: "frozenset"}
+
+
+@dataclass(frozen=True)
+class Opaque:
+    """A trusted-side stand-in for an object outside the plain built-in types, named by its type."""
+
+    type_name: str
+    base: str | None = None
+    content: object = None
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A trusted-side stand-in for a part of a value that was too deep or too large to carry."""
+
+    reason: str  # "deep", "many" or "cut"
+    prefix: str = ""
+
+
+def type_name(cls):
+    """Return a class's own `__name__`, ignoring any metaclass trickery."""
+    name = _TYPE_NAME.__get__(cls, type)
+    return name if type(name) is str else "?"
+
+
+def tag(value):
+    """Return the tagged picture of `value`; it is plain JSON data of bounded depth and size."""
+    return _Tagger().tag(value, 0)
+
+
+class _Tagger:
+    """Take one picture, counting nodes so a huge or cyclic value yields a bounded answer."""
+
+    def __init__(self):
+        self.nodes = 0
+
+    def tag(self, value, depth):
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            return {"t": "many"}
+        if depth > MAX_DEPTH:
+            return {"t": "deep"}
+        kind = type(value)
+        if kind in _PLAIN_SCALARS:
+            return self.scalar(_PLAIN_SCALARS[kind], value)
+        if kind in _SEQUENCES:
+            return self.sequence(_SEQUENCES[kind], kind, value, depth)
+        if kind is dict:
+            return self.mapping(value, depth)
+        return self.other(kind, value, depth)
+
+    def scalar(self, name, value):
+        if name == "none":
+            return {"t": "none"}
+        if name == "bool":
+            return {"t": "bool", "v": value is True}
+        if name == "int":
+            return {"t": "int", "v": int.__format__(value, "x")}
+        if name == "float":
+            return {"t": "float", "v": float.hex(value)}
+        text = str.__str__(value)
+        if len(text) > MAX_STR:
+            return {"t": "cut", "v": text[:MAX_STR], "size": len(text)}
+        return {"t": "str", "v": text}
+
+    def sequence(self, name, base, value, depth):
+        items = [self.tag(item, depth + 1) for item in base.__iter__(value)]
+        return {"t": name, "v": items}
+
+    def mapping(self, value, depth):
+        pairs = [
+            [self.tag(key, depth + 1), self.tag(item, depth + 1)] for key, item in dict.items(value)
+        ]
+        return {"t": "dict", "v": pairs}
+
+    def other(self, kind, value, depth):
+        """Describe a subclass by its base's content, and anything else by its type name only."""
+        bases = (int, float, str, dict, list, tuple, set, frozenset)
+        base = next((b for b in bases if issubclass(kind, b)), None)
+        picture = {"t": "other", "type": type_name(kind), "base": None, "v": None}
+        if base is dict:
+            picture.update(base="dict", v=self.mapping(value, depth))
+        elif base in _SEQUENCES:
+            name = _SEQUENCES[base]
+            picture.update(base=name, v=self.sequence(name, base, value, depth))
+        elif base is not None:
+            picture.update(base=_PLAIN_SCALARS[base], v=self.scalar(_PLAIN_SCALARS[base], value))
+        return picture
+
+
+def untag(tagged):
+    """Rebuild the value a tagged picture describes, with the exact built-in types it names."""
+    kind = tagged["t"]
+    if kind == "none":
+        return None
+    if kind == "bool":
+        return tagged["v"] is True
+    if kind == "int":
+        return int(tagged["v"], 16)
+    if kind == "float":
+        return float.fromhex(tagged["v"])
+    if kind == "str":
+        return tagged["v"]
+    if kind in ("list", "tuple", "set", "frozenset"):
+        items = [untag(item) for item in tagged["v"]]
+        return {"list": list, "tuple": tuple, "set": set, "frozenset": frozenset}[kind](items)
+    if kind == "dict":
+        return {untag(key): untag(item) for key, item in tagged["v"]}
+    if kind == "other":
+        content = None if tagged["v"] is None else untag(tagged["v"])
+        return Opaque(tagged["type"], tagged["base"], content)
+    if kind == "cut":
+        return Limit("cut", tagged["v"])
+    return Limit(kind)

@@ -18,27 +18,18 @@ methods only, and what the guard lets go of is handed back to the loop to free.
 import builtins
 import gc
 import os
-import resource
 import sys
 import types
 
+from grader.sandbox.inside import seal
 from grader.sandbox.inside.channel import MEMORY_REPLY, REPLY_FD, REQUEST_FD, Channel
 from grader.sandbox.inside.kinds import build, make_exception, mutate_deeply
-from grader.sandbox.inside.loop import refuse
 from grader.sandbox.inside.picture import tag, type_name
 from grader.sandbox.inside.report import Records, describe
 
 # Private built-ins: see grader/sandbox/inside/picture.py.
 __builtins__ = dict(vars(builtins))
 
-_LIMITS = {
-    "cpu_seconds": resource.RLIMIT_CPU,
-    "open_files": resource.RLIMIT_NOFILE,
-    "address_space": resource.RLIMIT_AS,
-    "file_size": resource.RLIMIT_FSIZE,
-    "core_size": resource.RLIMIT_CORE,
-    "processes": resource.RLIMIT_NPROC,
-}
 # How course.assemble.run_cells words a cell that stopped with a MemoryError.
 _MEMORY_PROBLEM = " stopped with MemoryError "
 # Events refused whenever student code raises them, with how the message names them.
@@ -60,7 +51,10 @@ REFUSED = {
 }
 # Attributes that lead from an object to a frame: refused when the frame is the guard's.
 # Every event the guard looks at besides its own ("ctypes." ones too).
-WATCHED = frozenset((*REFUSED, "object.__getattr__", "open", "os.listdir", "os.scandir"))
+WATCHED = frozenset((*REFUSED, "import", "object.__getattr__", "open", "os.listdir", "os.scandir"))
+# Imported by the guard to apply its seccomp filter, then taken out of sys.modules: importing
+# them again is refused, so student code never gets a working ctypes.
+CTYPES = frozenset(("ctypes", "_ctypes"))
 # (f_back and f_globals raise no event; the loop's frames below student code hold nothing.)
 FRAME_ATTRIBUTES = frozenset(("tb_frame", "gi_frame", "cr_frame", "ag_frame"))
 _PROC = ("/proc", "/dev/fd")
@@ -75,28 +69,6 @@ LOOP_EVENTS = frozenset(
         "grader.raised",
         "grader.end",
     )
-)
-# Loaded before switching users when the new user cannot read the Python installation.
-_PRELOAD = (
-    "abc",
-    "collections",
-    "copy",
-    "dataclasses",
-    "decimal",
-    "enum",
-    "functools",
-    "itertools",
-    "json",
-    "logging",
-    "math",
-    "numbers",
-    "operator",
-    "re",
-    "string",
-    "textwrap",
-    "traceback",
-    "typing",
-    "warnings",
 )
 
 
@@ -163,7 +135,7 @@ class Guard:
 
     def refusal(self, event, args):
         """Say what a conditionally refused event does, or None when it is allowed."""
-        if event.startswith("ctypes."):
+        if event.startswith("ctypes.") or (event == "import" and args[0] in CTYPES):
             return "ctypes"
         if event == "object.__getattr__" and args[1] in FRAME_ATTRIBUTES:
             return self.frame_refusal(args)
@@ -339,18 +311,7 @@ def install():
     channel = Channel()
     hello = channel.receive()
     channel.key = hello["key"].encode("ascii")
-    _keep_only_the_channel()
-    # Imported before switching users: the new user may not be able to read the installation.
-    _refuse_threads_and_signals()
-    late_filter = hello.get("late_filter")
-    if late_filter:
-        from grader.sandbox.inside import syscalls  # ctypes: imported only when needed
-    if hello.get("uid") is not None:
-        _become(hello["uid"])
-    for name, amount in hello.get("limits", {}).items():
-        resource.setrlimit(_LIMITS[name], (amount, amount))
-    if late_filter:
-        syscalls.install(bytes.fromhex(late_filter))
+    seal.shut_in(hello)
     own_files = frozenset(
         module.__file__
         for name, module in sys.modules.items()
@@ -359,63 +320,5 @@ def install():
         and not name.endswith((".loop", ".faults"))
     )
     guard = Guard(channel, own_files)
-    _hide_grader_modules()
+    seal.hide_grader_modules()
     sys.addaudithook(guard.hook)
-
-
-def _keep_only_the_channel():
-    """Close every other inherited descriptor and keep the channel's from later programs."""
-    os.closerange(REPLY_FD + 1, 1024)
-    for fd in (REQUEST_FD, REPLY_FD):
-        os.set_inheritable(fd, False)
-
-
-def _refuse_threads_and_signals():
-    """Replace the functions that start threads or install signal handlers with refusals.
-
-    A signal handler or a thread could run student code while the guard works. The late seccomp
-    filter refuses them in the kernel too; these stand-ins give the student a plain message.
-    """
-    import _thread
-    import signal
-    import threading
-
-    refused_thread = refuse("starting a thread")
-    for module in (_thread, threading):
-        for name in ("start_new_thread", "start_new", "_start_new_thread"):
-            if hasattr(module, name):
-                setattr(module, name, refused_thread)
-    refused_signal = refuse("installing a signal handler")
-    for module in (signal, sys.modules.get("_signal")):
-        if module is not None:
-            module.signal = refused_signal
-
-
-def _hide_grader_modules():
-    """Take the grader's modules out of sys.modules: importing them again gives unused copies."""
-    for name in list(sys.modules):
-        if name == "grader" or name.startswith("grader."):
-            del sys.modules[name]
-
-
-def _become(uid):
-    """Switch to `uid` for good, giving up root and every supplementary group."""
-    if not _readable_by_everyone(sys.base_prefix):
-        for name in _PRELOAD:
-            __import__(name)
-    os.setgroups([])
-    os.setgid(uid)
-    os.setuid(uid)
-    if os.getuid() != uid or os.geteuid() != uid:
-        raise SystemExit("the worker could not switch to its own user")
-
-
-def _readable_by_everyone(folder):
-    """Say whether every user can reach `folder` (each folder on the way lets others in)."""
-    path = os.path.realpath(folder)
-    while True:
-        if not os.stat(path).st_mode & 0o001:
-            return False
-        if path == "/":
-            return True
-        path = os.path.dirname(path)

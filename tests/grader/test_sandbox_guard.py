@@ -1,0 +1,131 @@
+"""The sealed worker: each way into the grader's records is refused, its honest twin is not.
+
+Every cheat below is a line a determined student could add to a correct `invoke_tool`; the same
+code without that line is its honest twin. A cheat must end the test as `forbidden` (or change
+nothing the trusted side counts), and its twin must pass, in both isolation modes.
+"""
+
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from grader.hidden.probes import flaky, returns, scenario
+from grader.model import CodeUnit
+from grader.sandbox.client import SandboxProblem
+from grader.sandbox.containment import choose_isolation, prepare_runtime
+from grader.sandbox.session import Limits, SubmissionSession
+
+REFERENCE = (
+    Path(__file__).resolve().parents[2] / "fixtures/submissions/correct/reference.py"
+).read_text(encoding="utf-8")
+# A wrapper around the reference: CHEAT runs first inside every call.
+TEMPLATE = (
+    REFERENCE
+    + "\n_honest = invoke_tool\n\n"
+    + "def invoke_tool(request, tools, **options):\n"
+    + "    import gc, signal, sys, threading\n"
+    + "    CHEAT\n"
+    + "    return _honest(request, tools, **options)\n"
+)
+CHEATS = {
+    "scans-gc-objects": "gc.get_objects()",
+    "lists-gc-referrers": "gc.get_referrers(tools)",
+    "reads-other-threads-frames": "sys._current_frames()",
+    "installs-profile-hook": "sys.setprofile(lambda *a: None)",
+    "installs-trace-hook": "sys.settrace(lambda *a: None)",
+    "installs-signal-handler": "signal.signal(signal.SIGALRM, lambda *a: None)",
+    "starts-a-thread": "threading.Thread(target=print).start()",
+    "adds-an-audit-hook": "sys.addaudithook(lambda *a: None)",
+    "sends-the-loops-events": "sys.audit('grader.end', [None, None])",
+    "loads-ctypes": "import ctypes",
+    "lists-its-descriptors": "import os; os.listdir('/proc/self/fd')",
+    "opens-the-channel": "open(4, 'wb', closefd=False).write(b'{}\\n')",
+    "answers-the-reply-channel": (
+        "import os\n"
+        "    for fd in range(3, 64):\n"
+        "        try:\n"
+        "            os.write(fd, b'{\"observation\": {}}\\n')\n"
+        "        except OSError:\n"
+        "            pass"
+    ),
+}
+
+
+@pytest.fixture(scope="module", params=["auto", "process"])
+def isolation(request):
+    with tempfile.TemporaryDirectory(prefix="grader-runtime-") as folder:
+        yield choose_isolation(prepare_runtime(folder), request.param)
+
+
+def session_for(isolation, source):
+    limits = replace(Limits(timeout=20.0, test_timeout=5.0), isolation=isolation)
+    return SubmissionSession([CodeUnit("cheat", "cheat.py", source)], limits)
+
+
+def outcome(isolation, source, test=None):
+    """Run one scenario; return its observation, or the status it ended with."""
+    session = session_for(isolation, source)
+    try:
+        return session.call(test or scenario(returns({"n": 1})))
+    except SandboxProblem as problem:
+        return problem.status
+    finally:
+        session.stop()
+
+
+@pytest.mark.parametrize("name", sorted(CHEATS))
+def test_a_way_into_the_grader_is_refused_as_forbidden(isolation, name):
+    assert outcome(isolation, TEMPLATE.replace("CHEAT", CHEATS[name])) == "forbidden"
+
+
+def test_the_honest_twin_of_every_cheat_passes(isolation):
+    observation = outcome(isolation, TEMPLATE.replace("CHEAT", "pass"))
+    assert observation.envelope == {"id": "req-7", "ok": True, "value": {"n": 1}, "error": None}
+
+
+def test_forging_the_tools_call_count_does_not_hide_a_retry(isolation):
+    retrying = (
+        REFERENCE + "\ndef invoke_tool(request, tools, **options):\n"
+        "    tool = tools[request['tool']]\n"
+        "    for attempt in range(2):\n"
+        "        try:\n"
+        "            value = tool(dict(request['arguments']))\n"
+        "            break\n"
+        "        except Exception:\n"
+        "            value = None\n"
+        "    for forged in ('calls', 'received', 'raised'):\n"
+        "        setattr(tool, forged, 1 if forged == 'calls' else [])\n"
+        "    return {'id': request['id'], 'ok': True, 'value': value, 'error': None}\n"
+    )
+    observation = outcome(isolation, retrying, scenario(flaky({"n": 1})))
+    assert observation["calls"] == {"probe": 2}
+    assert len(observation["received"]["probe"]) == 2
+
+
+def test_a_tool_shows_nothing_of_what_it_will_do_before_it_is_called(isolation):
+    snooping = (
+        REFERENCE + "\n_honest = invoke_tool\n\n"
+        "def invoke_tool(request, tools, **options):\n"
+        "    tool = tools[request['tool']]\n"
+        "    cells = [c.cell_contents for c in tool.__closure__ or ()]\n"
+        "    seen = sorted(vars(tool)) + sorted(tool.__globals__) + [repr(c) for c in cells]\n"
+        "    return {'id': request['id'], 'ok': True, 'value': seen, 'error': None}\n"
+    )
+    observation = outcome(isolation, snooping, scenario(returns({"secret": "PRIVATE-value"})))
+    assert observation["calls"] == {"probe": 0}
+    assert "PRIVATE-value" not in repr(observation.envelope)
+
+
+def test_the_main_module_is_the_submission_not_the_worker(isolation):
+    probe = (
+        REFERENCE + "\nimport sys\n_honest = invoke_tool\n\n"
+        "def invoke_tool(request, tools, **options):\n"
+        "    main = sys.modules['__main__']\n"
+        "    envelope = _honest(request, tools, **options)\n"
+        "    envelope['value'] = [main.__name__, hasattr(main, '_honest')]\n"
+        "    return envelope\n"
+    )
+    observation = outcome(isolation, probe)
+    assert observation.envelope["value"] == ["submission", True]

@@ -20,6 +20,7 @@ from grader.model import Submission
 from grader.pipeline import grade_submissions, load_safely
 from grader.report import results_json, write_atomically
 from grader.run import RunSettings
+from grader.sandbox.containment import COURSE_RUNTIME
 from grader.sandbox.cleanup import temporary_folder
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -27,12 +28,7 @@ TEMPLATES = Path(__file__).resolve().parent / "gradescope_files"
 DEFAULT_ROOT = Path("/autograder")
 # What grading imports from the course: the assembly mechanism, the supplied names and the
 # manifest. The lessons' checks, widgets and example tools stay out of the bundle.
-COURSE_FILES = (
-    "course/__init__.py",
-    "course/assemble.py",
-    "course/supplied.py",
-    "course/steps.toml",
-)
+COURSE_FILES = (*COURSE_RUNTIME, "course/steps.toml")
 # The only packages grading needs beyond the standard library; their pins come from
 # requirements.txt, so the bundle installs the versions the tests ran with.
 GRADING_PACKAGES = ("pytest", "pyseccomp")

@@ -29,10 +29,12 @@ from grader.sandbox import cgroups, syscalls
 
 PROJECT = Path(__file__).resolve().parents[2]
 # Everything the worker imports from the project; all of it is safe for a student to read.
-# The one list of what the sandbox's copy holds: the course (what students have) and the code
-# that runs beside student code. The resume fingerprint reads it too.
-RUNTIME_FILES = ("grader/__init__.py", "grader/sandbox/__init__.py")
-RUNTIME_FOLDERS = ("course", "grader/sandbox/inside")
+# The one list of what the sandbox's copy holds: the supplied course code student cells run
+# with, and the code that runs beside them. The Gradescope bundle and the resume fingerprint
+# are built from it too.
+COURSE_RUNTIME = ("course/__init__.py", "course/assemble.py", "course/supplied.py")
+RUNTIME_FILES = (*COURSE_RUNTIME, "grader/__init__.py", "grader/sandbox/__init__.py")
+RUNTIME_FOLDERS = ("grader/sandbox/inside",)
 SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64")
 PRIVATE_TMP_BYTES = 16 << 20
 # The worker's working folder under bubblewrap: a tmpfs of its own, so nothing a student writes
@@ -77,6 +79,7 @@ def prepare_runtime(folder):
     for name in RUNTIME_FOLDERS:
         shutil.copytree(PROJECT / name, runtime / name, ignore=ignore)
     for name in RUNTIME_FILES:
+        (runtime / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(PROJECT / name, runtime / name)
     for place in (Path(folder), *runtime.rglob("*"), runtime):
         place.chmod(0o755 if place.is_dir() else 0o644)

@@ -20,8 +20,8 @@ from grader.model import Submission
 from grader.pipeline import grade_submissions, load_safely
 from grader.report import results_json, write_atomically
 from grader.run import RunSettings
-from grader.sandbox.containment import COURSE_RUNTIME
 from grader.sandbox.cleanup import temporary_folder
+from grader.sandbox.containment import COURSE_RUNTIME
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = Path(__file__).resolve().parent / "gradescope_files"

@@ -52,6 +52,8 @@ def test_handler_mutation_leaves_request_unchanged(submission, arguments):
     observation = submission.call(scenario(mutates({"done": True}), arguments=arguments))
     assert observation["calls"]["probe"] >= 1, "the handler was never called"
     assert same_json(untag(observation["request_after"])["arguments"], arguments)
+    # Putting the request back afterwards does not make up for handing the handler its objects.
+    assert not observation["arguments_shared"], "the handler was given the request's own objects"
 
 
 def test_handler_mutation_before_raising_leaves_request_unchanged(submission):
@@ -61,6 +63,8 @@ def test_handler_mutation_before_raising_leaves_request_unchanged(submission):
     observation = submission.call(scenario(handler, arguments=arguments))
     assert observation["calls"]["probe"] >= 1, "the handler was never called"
     assert same_json(untag(observation["request_after"])["arguments"], arguments)
+    # Putting the request back afterwards does not make up for handing the handler its objects.
+    assert not observation["arguments_shared"], "the handler was given the request's own objects"
 
 
 @pytest.mark.parametrize("arguments", ARGUMENTS.values(), ids=ARGUMENTS.keys())

@@ -25,7 +25,7 @@ from grader.sandbox.inside import seal
 from grader.sandbox.inside.channel import MEMORY_REPLY, REPLY_FD, REQUEST_FD, Channel
 from grader.sandbox.inside.kinds import build, make_exception, mutate_deeply
 from grader.sandbox.inside.picture import tag, type_name
-from grader.sandbox.inside.report import Records, describe
+from grader.sandbox.inside.report import Records, describe, shares_with_request
 
 # Private built-ins: see grader/sandbox/inside/picture.py.
 __builtins__ = dict(vars(builtins))
@@ -81,6 +81,7 @@ class Guard:
         self.busy = False
         self.owed_limit = None  # the student's recursion limit, when it could not be restored
         self.loop_frame = None
+        self.loop_globals = None  # what the loop's globals and built-ins held before student code
         self.ready = False  # a submission is loaded and defines invoke_tool
         self.records = None
         self.forbidden = []
@@ -181,6 +182,8 @@ class Guard:
                 return self.forbid(args[0] if type(args[0]) is str else "this")
             if event not in LOOP_EVENTS or not self.from_loop(caller):
                 return self.forbid("sending the grader's own events")
+            if not self.loop_intact():
+                self.forbid("changing the grader's own code")
             getattr(self, event[7:])(*args)
         except MemoryError:
             self.records = None
@@ -194,7 +197,12 @@ class Guard:
         """Say whether `caller` is the loop's frame (the first to send an event is taken)."""
         if self.loop_frame is None:
             self.loop_frame = caller
+            self.loop_globals = _snapshot(caller.f_globals)
         return caller is self.loop_frame
+
+    def loop_intact(self):
+        """Say whether the loop's module and its built-ins are as they were before student code."""
+        return _unchanged(self.loop_frame.f_globals, self.loop_globals)
 
     def next(self, box, *_rest):
         """Give the loop its next piece of work (None when the trusted side has finished)."""
@@ -258,22 +266,42 @@ class Guard:
 
     def returned(self, _box, envelope):
         self.records.envelopes.append(envelope)
+        if len(self.records.envelopes) >= self.records.options.get("repeat", 1):
+            self.describe()
 
     def raised(self, _box, error):
         self.records.raised = error
+        self.describe()
+
+    def describe(self):
+        """Describe the scenario now, as `invoke_tool` returns: no student code has run since."""
+        records = self.records
+        raised = records.raised
+        if raised is not None and type(raised) is MemoryError:
+            records.observation = MEMORY_REPLY
+            return
+        records.observation = describe(records, records.released)
 
     def end(self, box):
         """Send the observation; hand the scenario's objects to the loop to let go of."""
         records, self.records = self.records, None
-        released = [records]
-        box[1] = released
-        raised = records.raised
-        if raised is not None and type(raised) is MemoryError:
+        box[1] = [records, records.released]
+        if records.observation is None:
+            self.describe_late(records)
+        if records.observation == MEMORY_REPLY:
             self.channel.send_text(MEMORY_REPLY)
             return
-        observation = describe(records, released)
+        observation = records.observation
         observation["forbidden"] = list(self.forbidden)
         self.channel.send({"observation": observation})
+
+    def describe_late(self, records):
+        """Describe a scenario `invoke_tool` was never called in (a `repeat` of 0)."""
+        self.records = records
+        try:
+            self.describe()
+        finally:
+            self.records = None
 
     def call(self, box, name):
         """Ask the trusted side what the tool does, do it, and leave the result in `box`."""
@@ -283,6 +311,8 @@ class Guard:
         if records is None or type(name) is not str or name not in records.stubs:
             return self.forbid("calling a tool outside the test that gave it")
         arguments = box[0]
+        if not records.arguments_shared:
+            records.arguments_shared = shares_with_request(records, arguments)
         self.channel.send({"call": name, "arguments": tag(arguments)})
         answer = self.channel.receive()
         if answer is None:
@@ -322,3 +352,31 @@ def install():
     guard = Guard(channel, own_files)
     seal.hide_grader_modules()
     sys.addaudithook(guard.hook)
+
+
+def _snapshot(namespace):
+    """Return copies of a module's globals and of its private built-ins, to compare with later."""
+    builtins_copy = dict.get(namespace, "__builtins__")
+    return dict(namespace), dict(builtins_copy) if type(builtins_copy) is dict else {}
+
+
+def _unchanged(namespace, snapshot):
+    """Say whether `namespace` (and its built-ins) hold the very objects of `snapshot`.
+
+    Exact-type checks and lookups of exact `str` keys only: a key a submission added could be a
+    str subclass whose `__eq__` would run inside the guard.
+    """
+    names, builtins_copy = snapshot
+    current = dict.get(namespace, "__builtins__")
+    if type(current) is not dict:
+        return False
+    for now, before in ((namespace, names), (current, builtins_copy)):
+        if len(now) != len(before):
+            return False
+        for key, value in dict.items(now):
+            if type(key) is not str or dict.get(before, key, _MISSING) is not value:
+                return False
+    return True
+
+
+_MISSING = object()

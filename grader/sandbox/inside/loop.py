@@ -19,8 +19,12 @@ __builtins__ = dict(vars(builtins))
 _STRIP = BaseException.with_traceback
 
 
-def serve(audit=sys.audit, modules=sys.modules, streams=(sys.stdout, sys.stderr)):
+def serve():
     """Run requests until the trusted side closes the channel (everything inline: one frame)."""
+    # Locals, bound before any student code runs: student code can reach this module's globals
+    # (through a stand-in's __globals__ or this frame's f_globals), never this frame's locals.
+    audit, modules, streams, stand_in = sys.audit, sys.modules, (sys.stdout, sys.stderr), tool
+    module_type, run, flushing, get = types.ModuleType, run_cells, flush, dict.get
     invoke_tool = None
     while True:
         box = [None, None]
@@ -29,18 +33,18 @@ def serve(audit=sys.audit, modules=sys.modules, streams=(sys.stdout, sys.stderr)
         if message is None:
             return
         if message["op"] == "load":
-            module = types.ModuleType("submission")
+            module = module_type("submission")
             modules["submission"] = modules["__main__"] = module
             try:
-                outcome = run_cells(message["units"], module.__dict__)
+                outcome = run(message["units"], module.__dict__)
             except BaseException as error:  # sys.exit at import is the student's to hear about
                 outcome = error
-            invoke_tool = dict.get(module.__dict__, "invoke_tool")
-            flush(streams)
+            invoke_tool = get(module.__dict__, "invoke_tool")
+            flushing(streams)
             audit("grader.loaded", None, outcome, invoke_tool)
             outcome = module = None
             continue
-        tools = {name: tool(name, audit) for name in message["tools"]}
+        tools = {name: stand_in(name, audit) for name in message["tools"]}
         request, keyword = message["request"], message["keyword"]
         audit("grader.begin", None, tools)
         for _ in range(message["repeat"]):
@@ -52,7 +56,8 @@ def serve(audit=sys.audit, modules=sys.modules, streams=(sys.stdout, sys.stderr)
                 break
             audit("grader.returned", None, envelope)
             envelope = None
-        flush(streams)
+        # After the guard has described the scenario: flushing may run student code.
+        flushing(streams)
         box = [None, None]
         audit("grader.end", box)
         # Letting go here, not in the guard: a student's __del__ runs above this frame.

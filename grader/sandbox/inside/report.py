@@ -37,6 +37,9 @@ class Records:
         self.thrown = []  # every exception a tool call raised
         self.envelopes = []
         self.raised = None
+        self.observation = None  # described as invoke_tool returns, sent at the scenario's end
+        self.released = []  # what describing let go of, for the loop to free
+        self.arguments_shared = False  # a tool was given an object the request holds
 
 
 def describe(records, released):
@@ -61,6 +64,7 @@ def _describe(records, released):
         "value_shared": _value_shared(records),
     }
     observation["request_changed"] = observation["request_after"] != records.request_before
+    observation["arguments_shared"] = records.arguments_shared
     if records.options.get("mutate_value"):
         for envelope in envelopes:
             if issubclass(type(envelope), dict):
@@ -91,6 +95,11 @@ def _is_input(envelope, records):
     request = records.request
     arguments = dict.get(request, "arguments") if type(request) is dict else None
     return envelope is request or envelope is records.tools or envelope is arguments
+
+
+def shares_with_request(records, arguments):
+    """Say whether `arguments` (given to a tool) holds a list or dict the request holds."""
+    return bool(_containers(arguments) & _containers(records.request))
 
 
 def _containers(value):

@@ -1,0 +1,317 @@
+"""Attacks on the worker: no cheat earns more than its honest twin, and none harms a neighbour.
+
+Each fixture in fixtures/submissions/adversarial/ named in CHEATS is a buggy submission plus a
+cheat (forged handler records, frame walking, gc scanning, hooks, signals, threads, forged
+replies, a keyring shared with another student, resources left behind); its twin in
+fixtures/submissions/twins/ is the same code with only the cheat removed. One batch grades
+every cheat, every twin and a reference copy after each of them in the same job, so a cheat
+that works shows as points over its twin, and one that harms others as a reference copy
+losing points or as something left on the machine.
+"""
+
+import contextlib
+import csv
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import psutil
+import pytest
+
+from grader.model import CATEGORIES, TEST_STATUSES, CodeUnit, Submission
+from grader.run import RunSettings, hidden_tests, run_submissions
+from grader.score import score
+
+PROJECT = Path(__file__).resolve().parents[2]
+FIXTURES = PROJECT / "fixtures/submissions"
+REFERENCE = (FIXTURES / "correct/reference.py").read_text(encoding="utf-8")
+# Small limits, as in test_sandbox_adversarial.py: filling memory fits within a test's time.
+SETTINGS = RunSettings(jobs=2, timeout=3.0, test_timeout=1.0, output_limit=4096, memory_mb=256)
+# Workers run as user ids from here up (grader/sandbox/containment.py, UID_BASE).
+WORKER_UID_BASE = 200_000
+SHARED_MEMORY = "/dev/shm"
+# Each cheat runs in one job and its twin in the other (see `batch_order`), so the cheats run
+# in this order, one after another, as do the twins: the keyring carrier runs just before its
+# reader, and the attacks that may break a job come last, where they can spoil no comparison.
+CHEATS = (
+    "keyring-carries-data",
+    "keyring-reader",
+    "forges-handler-records",
+    "walks-frames-to-observer",
+    "patches-main-module",
+    "scans-gc-objects",
+    "profile-hook-edits-records",
+    "alarm-handler-edits-records",
+    "thread-edits-after-return",
+    "finalizer-edits-records",
+    "patches-builtin-copies",
+    "answers-reply-channel",
+    # Beyond the first list, found against the sealed worker: the worker runs the student's
+    # stream flush after invoke_tool returns, and cannot see arguments restored before it does.
+    "overrides-stream-flush",
+    "restores-request-before-return",
+    "fills-shared-memory",
+    "fills-disk",
+    "hogs-cpu-after-return",
+    "deep-directory-tree",
+)
+# The test status at least one of a fixture's tests must end with: reaching into the grader's
+# side of the worker (its frames, objects, hooks, signals, threads or pipes) is forbidden.
+EXPECTED_LABEL = {
+    "walks-frames-to-observer": "forbidden",
+    "scans-gc-objects": "forbidden",
+    "profile-hook-edits-records": "forbidden",
+    "alarm-handler-edits-records": "forbidden",
+    "thread-edits-after-return": "forbidden",
+    "answers-reply-channel": "forbidden",
+}
+
+
+def single_file(name, source):
+    return Submission(name, f"{name}.py", "python", (CodeUnit(name, f"{name}.py", source),))
+
+
+def fixture(folder, name):
+    return single_file(
+        name if folder == "adversarial" else f"twin-{name}",
+        (FIXTURES / folder / f"{name}.py").read_text(encoding="utf-8"),
+    )
+
+
+def batch_order(names):
+    """Each cheat and its twin, then two reference copies, and so on.
+
+    With two jobs dealt in turn, one job grades every cheat, each followed by a reference copy
+    (the neighbour most likely to feel what it left behind), and the other every twin, each
+    followed by a reference copy too.
+    """
+    ordered = []
+    for number, name in enumerate(names):
+        ordered += [fixture("adversarial", name), fixture("twins", name)]
+        ordered += [single_file(f"reference-{2 * number + n}", REFERENCE) for n in range(2)]
+    return ordered
+
+
+def grade(submissions, settings):
+    tests = hidden_tests()
+    return {r.submission.student: score(r, tests) for r in run_submissions(submissions, settings)}
+
+
+class WorkerUsers:
+    """Collect the user ids of this process's workers while a batch runs.
+
+    Only this test's workers count: other grading runs on the machine have workers of their
+    own, which these tests must neither blame nor clean up. Every worker, and anything it
+    forks, stays a descendant of its job while the job lives (jobs adopt orphans), so
+    sampling the descendants of this process finds every user id the batch used.
+    """
+
+    def __init__(self):
+        self.uids = set()
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._sample, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *_exc):
+        self.done.set()
+        self.thread.join()
+
+    def _sample(self):
+        me = psutil.Process()
+        while not self.done.wait(0.02):
+            with contextlib.suppress(psutil.Error):
+                for child in me.children(recursive=True):
+                    with contextlib.suppress(psutil.Error):
+                        uid = max(child.uids())
+                        if uid >= WORKER_UID_BASE:
+                            self.uids.add(uid)
+
+
+def processes_of(uids):
+    """Every process running as one of `uids`, zombies included."""
+    found = []
+    for process in psutil.process_iter(["uids", "status", "cmdline"]):
+        if process.info["uids"] is not None and set(process.info["uids"]) & uids:
+            found.append(process)
+    return found
+
+
+def entries_of(uids, folder):
+    """The entries directly in `folder` that one of `uids` owns."""
+    found = []
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            with contextlib.suppress(FileNotFoundError):
+                if entry.stat(follow_symlinks=False).st_uid in uids:
+                    found.append(entry.path)
+    return sorted(found)
+
+
+def grader_folders():
+    return set(glob.glob("/tmp/grader-*"))
+
+
+def left_grader_folders(before, uids):
+    """The grader-* folders in /tmp new since `before` that this batch left.
+
+    A worker's folder is owned by its user; the job's and the run's folders are root's, and
+    count only when no other grading run, one these tests did not start, is alive to own them.
+    """
+    mine = {p.pid for p in psutil.Process().children(recursive=True)}
+    others = any(
+        "grader.job" in " ".join(p.info["cmdline"] or ()) and p.pid not in mine
+        for p in psutil.process_iter(["cmdline"])
+    )
+    found = []
+    for path in grader_folders() - before:
+        with contextlib.suppress(FileNotFoundError):
+            if os.lstat(path).st_uid in uids or not others:
+                found.append(path)
+    return sorted(found)
+
+
+def shared_memory_used():
+    return shutil.disk_usage(SHARED_MEMORY).used
+
+
+def settle(check, seconds=3.0):
+    """Return `check()` once it is empty, or its last value after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while (found := check()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return found
+
+
+def clean_up(uids):
+    """Remove what this batch's workers left behind, so a failing run does not litter."""
+    for process in processes_of(uids):
+        with contextlib.suppress(psutil.Error):
+            process.kill()
+    for folder in ("/tmp", SHARED_MEMORY):
+        for path in entries_of(uids, folder):
+            # `rm` copes with trees deeper than any recursive Python clean-up.
+            subprocess.run(["rm", "-rf", "--one-file-system", path], check=False)
+
+
+@pytest.fixture(scope="module")
+def reader_alone():
+    """The keyring reader graded on its own, before the batch: nobody left it anything."""
+    with WorkerUsers() as users:
+        try:
+            return grade([fixture("adversarial", "keyring-reader")], replace(SETTINGS, jobs=1))
+        finally:
+            clean_up(users.uids)
+
+
+@pytest.fixture(scope="module")
+def batch(reader_alone):
+    """One batch of every cheat, every twin and the reference copies; what it left behind."""
+    folders_before = grader_folders()
+    shared_before = shared_memory_used()
+    with WorkerUsers() as users:
+        grades = grade(batch_order(CHEATS), SETTINGS)
+    try:
+        uids = users.uids
+        left = {
+            "uids": uids,
+            "processes": [
+                f"{p.pid} uid {max(p.info['uids'])} {p.info['status']} {p.info['cmdline']}"
+                for p in settle(lambda: processes_of(uids))
+            ],
+            "grader_folders": settle(lambda: left_grader_folders(folders_before, uids)),
+            "shared_memory_growth": shared_memory_used() - shared_before,
+            "files": {folder: entries_of(uids, folder) for folder in ("/tmp", SHARED_MEMORY)},
+        }
+        yield {"grades": grades, "left": left}
+    finally:
+        clean_up(users.uids)
+
+
+def points(grade):
+    return {c.category: c.points for c in grade.categories}
+
+
+def statuses(grade):
+    return {outcome.status for outcome in grade.run.outcomes} | {grade.run.status}
+
+
+@pytest.mark.parametrize("name", CHEATS)
+def test_a_cheat_earns_no_more_than_its_honest_twin_in_any_category(batch, name):
+    cheat = points(batch["grades"][name])
+    twin = points(batch["grades"][f"twin-{name}"])
+    gained = {c: (twin[c], cheat[c]) for c in CATEGORIES if cheat[c] > twin[c]}
+    assert not gained, f"{name} gained points (twin, cheat): {gained}"
+
+
+def test_every_reference_copy_between_the_cheats_earns_full_marks(batch):
+    references = {n: g for n, g in batch["grades"].items() if n.startswith("reference-")}
+    assert len(references) == 2 * len(CHEATS)
+    harmed = {
+        name: (grade.run.status, grade.score, grade.run.reason)
+        for name, grade in references.items()
+        if grade.run.status != "completed" or grade.score != grade.max_score
+    }
+    assert not harmed
+
+
+def test_the_keyring_reader_scores_what_it_scores_when_graded_alone(batch, reader_alone):
+    assert points(batch["grades"]["keyring-reader"]) == points(reader_alone["keyring-reader"])
+
+
+def test_no_process_of_a_worker_user_outlives_the_batch(batch):
+    assert batch["left"]["uids"], "no worker user was seen: the sampling is broken"
+    assert batch["left"]["processes"] == []
+
+
+def test_no_grader_folder_of_the_batch_remains_in_tmp(batch):
+    assert batch["left"]["grader_folders"] == []
+
+
+@pytest.mark.parametrize("folder", ["/tmp", SHARED_MEMORY])
+def test_no_file_of_a_worker_user_is_left_in(batch, folder):
+    # The grader's own folders have a test of their own.
+    left = [p for p in batch["left"]["files"][folder] if not Path(p).name.startswith("grader-")]
+    assert left == []
+
+
+def test_shared_memory_is_not_left_fuller_after_the_batch(batch):
+    assert batch["left"]["shared_memory_growth"] < 1 << 20
+
+
+@pytest.mark.xfail(
+    "forbidden" not in TEST_STATUSES,
+    reason="the old sandbox has no 'forbidden' test status (grader.model.TEST_STATUSES)",
+    strict=True,
+)
+@pytest.mark.parametrize(("name", "label"), sorted(EXPECTED_LABEL.items()))
+def test_reaching_into_the_grader_gets_its_label(batch, name, label):
+    assert label in statuses(batch["grades"][name])
+
+
+def test_a_submission_named_grades_csv_does_not_overwrite_the_grades_file(tmp_path):
+    folder = tmp_path / "class"
+    folder.mkdir()
+    shutil.copyfile(FIXTURES / "id-collision/grades.csv.py", folder / "grades.csv.py")
+    shutil.copyfile(FIXTURES / "correct/reference.py", folder / "reference.py")
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "grader", "grade", str(folder), "--out", str(out)]
+    completed = subprocess.run(
+        command, cwd=PROJECT, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    grades_file = out / "grades.csv"
+    assert grades_file.is_file()
+    with grades_file.open(encoding="utf-8", newline="") as stream:
+        rows = {row["student"]: row for row in csv.DictReader(stream)}
+    # The student is listed, graded or told why not; the class's file is still the class's.
+    assert set(rows) == {"grades.csv", "reference"}
+    assert rows["reference"]["score"] == rows["reference"]["max_score"]

@@ -12,6 +12,7 @@ the project is this folder, `course/` and the empty packages above it.
     picture   tagged pictures of values (guard-only; the trusted side decodes them)
     report    what one scenario showed, computed from the guard's records (guard-only)
     channel   the framed, keyed pipe protocol (guard-only)
+    rules     what the guard refuses and checks (guard-only)
     seal      shuts the worker in before student code: user, limits, threads, signals
     syscalls  applies the late seccomp filter to the worker itself
 """

@@ -26,50 +26,23 @@ from grader.sandbox.inside.channel import MEMORY_REPLY, REPLY_FD, REQUEST_FD, Ch
 from grader.sandbox.inside.kinds import build, make_exception, mutate_deeply
 from grader.sandbox.inside.picture import tag, type_name
 from grader.sandbox.inside.report import Records, describe, shares_with_request
+from grader.sandbox.inside.rules import (
+    CTYPES,
+    FRAME_ATTRIBUTES,
+    LOOP_EVENTS,
+    PROC,
+    REFUSED,
+    WATCHED,
+    snapshot,
+    unchanged,
+)
 
 # Private built-ins: see grader/sandbox/inside/picture.py.
 __builtins__ = dict(vars(builtins))
 
+_HEADROOM = 200  # frames the guard may use beyond the student's recursion limit
 # How course.assemble.run_cells words a cell that stopped with a MemoryError.
 _MEMORY_PROBLEM = " stopped with MemoryError "
-# Events refused whenever student code raises them, with how the message names them.
-REFUSED = {
-    "sys._current_frames": "sys._current_frames()",
-    "sys.setprofile": "sys.setprofile()",
-    "sys.settrace": "sys.settrace()",
-    "sys.addaudithook": "sys.addaudithook()",
-    "gc.get_objects": "gc.get_objects()",
-    "gc.get_referrers": "gc.get_referrers()",
-    "gc.get_referents": "gc.get_referents()",
-    "os.fork": "os.fork()",
-    "os.forkpty": "os.forkpty()",
-    "os.exec": "running another program",
-    "os.posix_spawn": "running another program",
-    "os.spawn": "running another program",
-    "os.system": "os.system()",
-    "subprocess.Popen": "running another program",
-}
-# Attributes that lead from an object to a frame: refused when the frame is the guard's.
-# Every event the guard looks at besides its own ("ctypes." ones too).
-WATCHED = frozenset((*REFUSED, "import", "object.__getattr__", "open", "os.listdir", "os.scandir"))
-# Imported by the guard to apply its seccomp filter, then taken out of sys.modules: importing
-# them again is refused, so student code never gets a working ctypes.
-CTYPES = frozenset(("ctypes", "_ctypes"))
-# (f_back and f_globals raise no event; the loop's frames below student code hold nothing.)
-FRAME_ATTRIBUTES = frozenset(("tb_frame", "gi_frame", "cr_frame", "ag_frame"))
-_PROC = ("/proc", "/dev/fd")
-_HEADROOM = 200  # frames the guard may use beyond the student's recursion limit
-# The events the loop sends; each must come from the loop's own frame.
-LOOP_EVENTS = frozenset(
-    (
-        "grader.next",
-        "grader.loaded",
-        "grader.begin",
-        "grader.returned",
-        "grader.raised",
-        "grader.end",
-    )
-)
 
 
 class Guard:
@@ -163,7 +136,7 @@ class Guard:
             real = ""
         finally:
             self.busy = False
-        return "reading /proc" if real.startswith(_PROC) else None
+        return "reading /proc" if real.startswith(PROC) else None
 
     def forbid(self, what):
         """Note a refused operation and return the error to raise in its place."""
@@ -197,12 +170,12 @@ class Guard:
         """Say whether `caller` is the loop's frame (the first to send an event is taken)."""
         if self.loop_frame is None:
             self.loop_frame = caller
-            self.loop_globals = _snapshot(caller.f_globals)
+            self.loop_globals = snapshot(caller.f_globals)
         return caller is self.loop_frame
 
     def loop_intact(self):
         """Say whether the loop's module and its built-ins are as they were before student code."""
-        return _unchanged(self.loop_frame.f_globals, self.loop_globals)
+        return unchanged(self.loop_frame.f_globals, self.loop_globals)
 
     def next(self, box, *_rest):
         """Give the loop its next piece of work (None when the trusted side has finished)."""
@@ -352,31 +325,3 @@ def install():
     guard = Guard(channel, own_files)
     seal.hide_grader_modules()
     sys.addaudithook(guard.hook)
-
-
-def _snapshot(namespace):
-    """Return copies of a module's globals and of its private built-ins, to compare with later."""
-    builtins_copy = dict.get(namespace, "__builtins__")
-    return dict(namespace), dict(builtins_copy) if type(builtins_copy) is dict else {}
-
-
-def _unchanged(namespace, snapshot):
-    """Say whether `namespace` (and its built-ins) hold the very objects of `snapshot`.
-
-    Exact-type checks and lookups of exact `str` keys only: a key a submission added could be a
-    str subclass whose `__eq__` would run inside the guard.
-    """
-    names, builtins_copy = snapshot
-    current = dict.get(namespace, "__builtins__")
-    if type(current) is not dict:
-        return False
-    for now, before in ((namespace, names), (current, builtins_copy)):
-        if len(now) != len(before):
-            return False
-        for key, value in dict.items(now):
-            if type(key) is not str or dict.get(before, key, _MISSING) is not value:
-                return False
-    return True
-
-
-_MISSING = object()

@@ -39,7 +39,6 @@ CHEATS = {
     "starts-a-thread": "threading.Thread(target=print).start()",
     "adds-an-audit-hook": "sys.addaudithook(lambda *a: None)",
     "sends-the-loops-events": "sys.audit('grader.end', [None, None])",
-    "loads-ctypes": "import ctypes",
     "lists-its-descriptors": "import os; os.listdir('/proc/self/fd')",
     "opens-the-channel": "open(4, 'wb', closefd=False).write(b'{}\\n')",
     "answers-the-reply-channel": (
@@ -129,3 +128,19 @@ def test_the_main_module_is_the_submission_not_the_worker(isolation):
     )
     observation = outcome(isolation, probe)
     assert observation.envelope["value"] == ["submission", True]
+
+
+def test_ctypes_cannot_be_imported_and_trying_costs_nothing(isolation):
+    probe = (
+        REFERENCE + "\n_honest = invoke_tool\n\n"
+        "def invoke_tool(request, tools, **options):\n"
+        "    try:\n"
+        "        import ctypes\n"
+        "        found = 'imported'\n"
+        "    except ImportError:\n"
+        "        found = 'unavailable'\n"
+        "    envelope = _honest(request, tools, **options)\n"
+        "    envelope['value'] = found\n"
+        "    return envelope\n"
+    )
+    assert outcome(isolation, probe).envelope["value"] == "unavailable"

@@ -74,6 +74,9 @@ class Guard:
         elif event in WATCHED or event[:7] == "ctypes.":
             if event == "object.__getattr__" and args[1] not in FRAME_ATTRIBUTES:
                 return
+            if event == "import" and args[0] in CTYPES:
+                # Unavailable, not forbidden: a library may try ctypes and do without it.
+                raise ImportError("ctypes is not available to graded code")
             what = REFUSED.get(event) or self.refusal(event, args)
             thrown = None if what is None else self.forbid(what)
         else:
@@ -109,7 +112,7 @@ class Guard:
 
     def refusal(self, event, args):
         """Say what a conditionally refused event does, or None when it is allowed."""
-        if event.startswith("ctypes.") or (event == "import" and args[0] in CTYPES):
+        if event.startswith("ctypes."):
             return "ctypes"
         if event == "object.__getattr__" and args[1] in FRAME_ATTRIBUTES:
             return self.frame_refusal(args)

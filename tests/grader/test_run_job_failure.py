@@ -15,8 +15,10 @@ source = json.loads(pathlib.Path(sys.argv[1]).read_text())
 first = source["submissions"][0]["key"]
 tests = json.loads(pathlib.Path(sys.argv[3]).read_text())
 outcomes = [dict(t, status="passed", output="") for t in tests]
-(out / f"{first}.json").write_text(json.dumps(
+# Written then renamed, as real jobs write results: a reader never sees half a file.
+(out / "partial").write_text(json.dumps(
     {"status": "completed", "reason": "", "outcomes": outcomes}))
+(out / "partial").rename(out / f"{first}.json")
 sys.exit(9)
 """
 

@@ -48,7 +48,7 @@ def build_parser():
         type=_positive(float),
         default=10.0,
         metavar="S",
-        help="wall-clock seconds allowed per submission (default 10)",
+        help="seconds of its own processor time allowed per submission (default 10)",
     )
     grade.add_argument(
         "--memory",

@@ -44,8 +44,8 @@ class RunSettings:
     """
 
     jobs: int = 1
-    timeout: float = 10.0  # wall-clock seconds per submission
-    test_timeout: float = 2.0  # wall-clock seconds per test
+    timeout: float = 10.0  # seconds charged per submission (grader.sandbox.clock)
+    test_timeout: float = 2.0  # seconds charged per test
     output_limit: int = 65536  # bytes of printed output kept per test
     memory_mb: int = 512  # memory per worker, in MiB
     processes: int = 64  # processes and threads per worker

@@ -163,6 +163,11 @@ class WorkerGroup:
                 found.update(int(line) for line in (path / "cgroup.procs").read_text().split())
         return sorted(found)
 
+    @property
+    def counts_cpu(self) -> bool:
+        """Say whether this group counts its processes' processor time."""
+        return "cpuacct" in self.paths
+
     def cpu_seconds(self) -> float:
         """Return the CPU time the group's processes used, or 0.0 without cpuacct."""
         try:

@@ -137,23 +137,30 @@ class Worker:
         except OSError:
             raise self._death() from None
 
-    def ask(self, message, deadline, on_call=None):
+    def cpu_meter(self):
+        """Return what reads this worker's processor seconds, or None where nothing counts them."""
+        if self.group is None or not self.group.counts_cpu:
+            return None
+        return self.group.cpu_seconds
+
+    def ask(self, message, stopwatch, on_call=None):
         """Send one request and return the final reply, answering tool calls on the way."""
         self.send(message)
         while True:
-            reply = self.receive(deadline)
+            reply = self.receive(stopwatch)
             if "call" not in reply:
                 return reply
             if on_call is None:
                 raise SandboxProblem("the worker called a tool outside a test")
             self.send(on_call(reply))
 
-    def receive(self, deadline):
-        """Read one signed reply, or raise a SandboxProblem."""
+    def receive(self, stopwatch):
+        """Read one signed reply within the request's time, or raise a SandboxProblem."""
         while b"\n" not in self.buffer:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not select.select([self.reply_read], [], [], remaining)[0]:
-                raise SandboxTimeout("the code ran past its time limit")
+            if not select.select([self.reply_read], [], [], stopwatch.wait())[0]:
+                if stopwatch.tick():
+                    raise SandboxTimeout("the code ran past its time limit")
+                continue
             chunk = os.read(self.reply_read, 1 << 20)
             if not chunk:
                 raise self._death()

@@ -134,10 +134,17 @@ def describe(isolation):
         ]
     if isolation.uid is not None:
         parts.append("a user id of its own for each submission")
-    if cgroups.available():
+    controllers = cgroups.available()
+    if controllers:
         parts.append("a cgroup per worker holding memory (shared memory too), processes and CPU")
     else:
         parts.append("no cgroups (not writable here): memory is held by the address-space limit")
+    if "cpuacct" in controllers:
+        parts.append(
+            "time charged as each submission's own processor time (wall time when it waits)"
+        )
+    else:
+        parts.append("time limits on the wall clock (a busy machine slows every submission)")
     if isolation.late_filter is not None:
         parts.append(
             "seccomp (no keyrings, ptrace, mounts, namespaces, sockets or memfd; no threads, "

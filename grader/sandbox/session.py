@@ -3,6 +3,8 @@
 Hidden tests call `SubmissionSession.call(scenario)`. A test that hangs or kills the worker gets
 a SandboxProblem (labelled timeout or crash) and the next test starts a fresh worker, until the
 submission's own time budget is spent; from then on every call is a timeout straight away.
+Time is charged as `grader.sandbox.clock` says: the student's own processor time while their
+code computes, wall time while it waits.
 """
 
 import math
@@ -16,6 +18,7 @@ from grader.sandbox.client import (
     Worker,
     worker_limits,
 )
+from grader.sandbox.clock import WALL_FACTOR, Stopwatch
 from grader.sandbox.containment import Isolation
 from grader.sandbox.handlers import Toolbox
 from grader.sandbox.inside.picture import untag
@@ -25,8 +28,8 @@ from grader.sandbox.inside.picture import untag
 class Limits:
     """The limits one submission is held to, and how its workers are isolated."""
 
-    timeout: float = 10.0  # wall-clock seconds for the whole submission
-    test_timeout: float = 2.0  # wall-clock seconds for one test, loading included
+    timeout: float = 10.0  # seconds charged to the whole submission (see grader.sandbox.clock)
+    test_timeout: float = 2.0  # seconds charged to one test, loading included
     output_limit: int = 65536  # bytes of printed output kept per test
     memory_mb: int = 512  # address space of a worker, in MiB
     processes: int = 64  # processes (and threads) a worker's user may have at once
@@ -90,7 +93,8 @@ class SubmissionSession:
         self.units = [{"label": u.label, "filename": u.filename, "source": u.source} for u in units]
         self.limits = limits
         self.uid = None if limits.isolation is None else limits.isolation.uid_for(serial)
-        self.deadline = time.monotonic() + limits.timeout
+        self.spent = 0.0  # seconds charged so far, over all the submission's workers
+        self.wall_end = time.monotonic() + limits.timeout * WALL_FACTOR
         self.worker = None
         self.output = []
         self.problems = ()
@@ -100,7 +104,7 @@ class SubmissionSession:
         if self.out_of_time():
             raise SandboxTimeout("the submission used up its time limit")
         limits = worker_limits(
-            # Processor time is a backstop for the wall-clock limits, which end a test first.
+            # The kernel's own backstop, per process, should the grader's accounting fail.
             cpu_seconds=math.ceil(self.limits.timeout) + 1,
             memory_mb=self.limits.memory_mb,
             processes=self.limits.processes,
@@ -151,17 +155,21 @@ class SubmissionSession:
         return Observation(dict(observation, **toolbox.facts()))
 
     def _ask(self, message, toolbox=None):
-        deadline = min(self.deadline, time.monotonic() + self.limits.test_timeout)
+        allowance = min(self.limits.test_timeout, self.limits.timeout - self.spent)
+        stopwatch = Stopwatch(allowance, self.worker.cpu_meter(), self.wall_end)
         on_call = None if toolbox is None else _answering(toolbox)
         try:
-            return self.worker.ask(message, deadline, on_call)
+            reply = self.worker.ask(message, stopwatch, on_call)
         except SandboxProblem:
+            self.spent += stopwatch.finish()  # before stopping: stopping is not the student's time
             self.stop()
             raise
+        self.spent += stopwatch.finish()
+        return reply
 
     def out_of_time(self):
         """Say whether the submission's whole time budget is spent."""
-        return time.monotonic() >= self.deadline
+        return self.spent >= self.limits.timeout or time.monotonic() >= self.wall_end
 
     def take_output(self):
         """Return what the code printed since the last call of this method, capped."""

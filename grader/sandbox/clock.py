@@ -1,0 +1,72 @@
+"""How a submission's time is charged: processor time while it computes, wall time while it waits.
+
+A worker's cgroup counts the processor time of everything it runs (cpuacct), so a student is
+charged for their own computing and never for the time a busy neighbour held the processor:
+under load an honest test takes longer on the wall clock and still passes. Code that waits
+instead of computing (sleep, a blocking read) uses next to no processor time, so a stretch in
+which the worker got less than WAITING_SHARE of a processor is charged at wall-clock time, as
+before. Where cgroups are missing, every stretch is charged at wall-clock time.
+
+Short requests cost one clock reading: the processor meter is read only once a request has run
+for POLL_SECONDS without answering, and a request that answers sooner is charged its wall time.
+"""
+
+import time
+from collections.abc import Callable
+
+POLL_SECONDS = 0.05  # how often a busy worker's processor time is read
+# Below this share of one processor over a stretch, the worker was waiting, not starved: a
+# runnable process gets its turn within the scheduler's latency (milliseconds) even on a
+# crowded machine, while a sleeping one gets nothing.
+WAITING_SHARE = 0.01
+# However it is charged, no request outlives this many times its limit on the wall clock.
+WALL_FACTOR = 5
+
+
+class Stopwatch:
+    """Charge one request as it runs, and say when it has used up its allowance."""
+
+    def __init__(
+        self, allowance: float, cpu: Callable[[], float] | None, wall_end: float | None = None
+    ) -> None:
+        """`cpu` reads the worker's processor seconds, or is None where nothing counts them."""
+        self.allowance = allowance
+        self.cpu = cpu
+        self.mark = time.monotonic()
+        self.mark_cpu: float | None = None
+        self.charged = 0.0
+        backstop = self.mark + allowance * WALL_FACTOR
+        self.wall_end = backstop if wall_end is None else min(backstop, wall_end)
+
+    def wait(self) -> float:
+        """Return how long to wait for the worker before looking at the meter again."""
+        return max(0.0, min(POLL_SECONDS, self.wall_end - time.monotonic()))
+
+    def tick(self) -> bool:
+        """Charge the stretch since the last tick; return whether the request is over."""
+        now = time.monotonic()
+        self._charge(now)
+        return self.charged >= self.allowance or now >= self.wall_end
+
+    def finish(self) -> float:
+        """Charge the last stretch and return what the whole request cost."""
+        now = time.monotonic()
+        if self.mark_cpu is None:  # answered before the first poll: its wall time, no read
+            self.charged += now - self.mark
+            self.mark = now
+        else:
+            self._charge(now)
+        return self.charged
+
+    def _charge(self, now: float) -> None:
+        elapsed = now - self.mark
+        if self.cpu is None:
+            self.charged += elapsed
+        else:
+            used = self.cpu()
+            computed = None if self.mark_cpu is None else used - self.mark_cpu
+            # The first stretch has no earlier reading to compare with: charge its wall time.
+            waiting = computed is None or computed < WAITING_SHARE * elapsed
+            self.charged += elapsed if waiting else computed  # every process's time counts
+            self.mark_cpu = used
+        self.mark = now

@@ -1,0 +1,208 @@
+"""Time is charged to the student who used it: their own processor time, wall time while waiting.
+
+The stopwatch's rules are checked on a made-up clock; then real workers run under a crowded
+processor (spinning neighbours pinned to the worker's CPU), where honest code takes several times
+its limit on the wall clock and must still pass, while code that computes or sleeps past its
+limit must still time out. Like the other kernel tests, these need cgroups (root, as in CI).
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from grader.hidden.probes import returns, scenario
+from grader.model import CodeUnit
+from grader.sandbox import cgroups, clock
+from grader.sandbox.client import SandboxProblem
+from grader.sandbox.containment import choose_isolation, describe, prepare_runtime
+from grader.sandbox.session import Limits, SubmissionSession
+
+REFERENCE = (
+    Path(__file__).resolve().parents[2] / "fixtures/submissions/correct/reference.py"
+).read_text(encoding="utf-8")
+TEST_LIMIT = 0.6
+NEIGHBOURS = 4  # on one CPU with the worker: it gets about a fifth of that CPU
+
+
+class FakeTime:
+    """A monotonic clock the test moves by hand, and a processor meter it sets."""
+
+    def __init__(self, monkeypatch):
+        self.now = 100.0
+        self.cpu = 0.0
+        self.reads = 0
+        monkeypatch.setattr(clock.time, "monotonic", lambda: self.now)
+
+    def meter(self):
+        self.reads += 1
+        return self.cpu
+
+    def run(self, wall, cpu=0.0):
+        self.now += wall
+        self.cpu += cpu
+
+
+def test_without_a_meter_every_stretch_costs_its_wall_time(monkeypatch):
+    fake = FakeTime(monkeypatch)
+    stopwatch = clock.Stopwatch(1.0, None)
+    fake.run(0.4)
+    assert not stopwatch.tick()
+    fake.run(0.7)
+    assert stopwatch.tick()
+    assert stopwatch.finish() == pytest.approx(1.1)
+
+
+def test_a_request_that_answers_before_the_first_poll_is_charged_its_wall_time_unread(monkeypatch):
+    fake = FakeTime(monkeypatch)
+    stopwatch = clock.Stopwatch(1.0, fake.meter)
+    fake.run(0.02, cpu=0.001)
+    assert stopwatch.finish() == pytest.approx(0.02)
+    assert fake.reads == 0
+
+
+def test_a_starved_worker_is_charged_only_the_processor_time_it_got(monkeypatch):
+    fake = FakeTime(monkeypatch)
+    stopwatch = clock.Stopwatch(1.0, fake.meter)
+    fake.run(0.05)
+    stopwatch.tick()  # the first stretch has nothing to compare with: wall time
+    for _ in range(20):  # 2 s on the wall clock, a tenth of a processor
+        fake.run(0.1, cpu=0.01)
+        assert not stopwatch.tick()
+    assert stopwatch.finish() == pytest.approx(0.05 + 0.2)
+
+
+def test_a_waiting_worker_is_charged_wall_time(monkeypatch):
+    fake = FakeTime(monkeypatch)
+    stopwatch = clock.Stopwatch(1.0, fake.meter)
+    fake.run(0.05)
+    stopwatch.tick()
+    fake.run(0.5, cpu=0.001)  # asleep: well under WAITING_SHARE of a processor
+    assert not stopwatch.tick()
+    fake.run(0.5, cpu=0.001)
+    assert stopwatch.tick()
+
+
+def test_every_process_of_the_worker_is_charged(monkeypatch):
+    fake = FakeTime(monkeypatch)
+    stopwatch = clock.Stopwatch(1.0, fake.meter)
+    fake.run(0.05)
+    stopwatch.tick()
+    fake.run(0.4, cpu=0.8)  # two processes spinning side by side
+    assert not stopwatch.tick()
+    fake.run(0.2, cpu=0.4)
+    assert stopwatch.tick()
+
+
+def test_no_request_outlives_the_wall_clock_backstop(monkeypatch):
+    fake = FakeTime(monkeypatch)
+    stopwatch = clock.Stopwatch(1.0, fake.meter)
+    fake.run(0.05)
+    stopwatch.tick()
+    fake.run(clock.WALL_FACTOR * 1.0, cpu=0.05 * clock.WALL_FACTOR)
+    assert stopwatch.charged < 1.0
+    assert stopwatch.tick()
+
+
+def test_the_session_backstop_bounds_a_request_too(monkeypatch):
+    fake = FakeTime(monkeypatch)
+    stopwatch = clock.Stopwatch(1.0, fake.meter, wall_end=fake.now + 0.3)
+    fake.run(0.3)
+    assert stopwatch.wait() == 0.0
+    assert stopwatch.tick()
+
+
+def burning(seconds, how="compute"):
+    """A correct invoke_tool that first computes (or sleeps) for `seconds`."""
+    if how == "compute":
+        body = (
+            f"    end = time.process_time() + {seconds}\n"
+            "    while time.process_time() < end:\n"
+            "        pass\n"
+        )
+    else:
+        body = f"    time.sleep({seconds})\n"
+    return (
+        REFERENCE
+        + "\n_honest = invoke_tool\nimport time\n\n"
+        + f"def invoke_tool(request, tools, **options):\n{body}"
+        + "    return _honest(request, tools, **options)\n"
+    )
+
+
+@pytest.fixture(scope="module")
+def isolation():
+    with tempfile.TemporaryDirectory(prefix="grader-runtime-") as folder:
+        yield choose_isolation(prepare_runtime(folder))
+
+
+@pytest.fixture
+def crowded_cpu():
+    """Pin this process (so its workers) to CPU 0, beside spinning neighbours of their own."""
+    before = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {0})
+    spinners = [
+        # Each in a session of its own, so that the scheduler weighs each as one neighbour.
+        subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
+        for _ in range(NEIGHBOURS)
+    ]
+    try:
+        yield
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
+        os.sched_setaffinity(0, before)
+
+
+def timed(isolation, source):
+    """Run one scenario; return how it ended, its wall time and the seconds charged."""
+    limits = replace(Limits(timeout=10.0, test_timeout=TEST_LIMIT), isolation=isolation)
+    session = SubmissionSession([CodeUnit("timed", "timed.py", source)], limits)
+    started = time.monotonic()
+    try:
+        envelope = session.call(scenario(returns({"n": 1}))).envelope
+        status = "passed" if envelope["ok"] else "wrong"
+    except SandboxProblem as problem:
+        status = problem.status
+    finally:
+        session.stop()
+    return status, time.monotonic() - started, session.spent
+
+
+def test_workers_here_have_a_processor_meter():
+    assert "cpuacct" in cgroups.available()
+
+
+def test_the_isolation_line_says_how_time_is_charged(isolation):
+    assert "time charged as each submission's own processor time" in describe(isolation)
+
+
+def test_honest_code_on_a_crowded_processor_passes_though_it_outlasts_its_limit(
+    isolation, crowded_cpu
+):
+    status, wall, charged = timed(isolation, burning(TEST_LIMIT / 2))
+    assert status == "passed"
+    assert wall > TEST_LIMIT  # a wall-clock limit would have timed this student out
+    assert charged < TEST_LIMIT
+
+
+def test_code_that_computes_past_its_limit_on_a_crowded_processor_still_times_out(
+    isolation, crowded_cpu
+):
+    status, wall, charged = timed(isolation, burning(TEST_LIMIT * 3))
+    assert status == "timeout"
+    assert charged >= TEST_LIMIT
+    assert wall <= 2 * TEST_LIMIT * clock.WALL_FACTOR  # loading, then the test: each bounded
+
+
+def test_code_that_sleeps_past_its_limit_times_out_at_its_limit(isolation):
+    status, wall, charged = timed(isolation, burning(30, how="sleep"))
+    assert status == "timeout"
+    assert TEST_LIMIT <= charged < TEST_LIMIT + 2 * clock.POLL_SECONDS
+    assert wall < TEST_LIMIT * 2  # charged as it waits, not left to the backstop

@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 LAB_ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help setup browser-deps sandbox-deps bench lessons check test handout grade lab clean
+.PHONY: help setup browser-deps sandbox-deps bench lessons check test handout grade mutation lab clean
 
 help:
 	@echo "make grade         install, then grade the sample class into ./grades"
@@ -20,6 +20,7 @@ help:
 	@echo "make check         ruff, notebook hygiene, lessons in sync"
 	@echo "make handout       build what students receive into build/handout/ and build/handout.zip"
 	@echo "make bench         time the grader against nbgrader autograde (about 15 minutes)"
+	@echo "make mutation      grade every mutant of the reference; fail on an unexplained survivor"
 	@echo "make lab           open JupyterLab on the lessons"
 	@echo "make clean         remove build output, grades and test artifacts"
 
@@ -70,6 +71,10 @@ bench: setup sandbox-deps
 
 grade: setup sandbox-deps
 	$(BIN)/python -m grader
+
+# Grades mutants of the reference in one batch, as `make grade` grades a class (under a minute).
+mutation: setup sandbox-deps
+	$(BIN)/python -m tooling.mutation
 
 lab: setup
 	$(BIN)/jupyter lab $(LAB_ROOT_FLAG) --ServerApp.root_dir=lessons

@@ -65,7 +65,7 @@ def category_pass_rates(grades):
     result = []
     for category in CATEGORIES:
         scores = [c for g in grades for c in g.categories if c.category == category]
-        total = sum(c.total for c in scores)
+        total = sum(c.judged for c in scores)
         passed = sum(c.passed for c in scores)
         rate = round(100 * passed / total, 1) if total else 0.0
         title = f"{category}: {rate:g}% of tests passed ({passed} of {total})"

@@ -7,7 +7,7 @@ without a Markdown library.
 import html
 
 from grader import hints
-from grader.model import CATEGORIES
+from grader.model import CATEGORIES, NOT_JUDGED
 
 # How the feedback page words each test status.
 STATUS_WORDS = {
@@ -19,7 +19,13 @@ STATUS_WORDS = {
     "memory": "used too much memory",
     "output_limit": "printed too much",
     "forbidden": "used something the grader does not allow",
+    "not_judged": "not judged here: another category's test already decided this case",
 }
+
+CASES_SHOWN = 6  # failed cases named per test before "and N more"
+
+# Statuses that say nothing is wrong with the code in this test's own category.
+SETTLED = ("passed", NOT_JUDGED)
 
 NOT_COMPLETED = (
     "Grading stopped early, for the reason given at the top of this page, and the tests it "
@@ -52,11 +58,18 @@ def _category_table(grade):
         [
             c.category,
             f"{format_points(c.points)} / {format_points(c.max_points)}",
-            f"{c.passed} of {c.total}",
+            _tests_passed(c),
         ]
         for c in grade.categories
     ]
     return ["Category", "Points", "Tests passed"], rows
+
+
+def _tests_passed(category_score):
+    """Return "3 of 4", saying how many tests stepped aside when some did."""
+    text = f"{category_score.passed} of {category_score.judged}"
+    aside = category_score.total - category_score.judged
+    return text + (f" ({aside} not judged here)" if aside else "")
 
 
 def _work_on(grade, course):
@@ -64,7 +77,7 @@ def _work_on(grade, course):
     failing = {category: [] for category in CATEGORIES}
     for outcome in grade.run.outcomes:
         # After a run that stopped early, only real wrong answers point back to a lesson step.
-        if outcome.status == "failed" or (completed and outcome.status != "passed"):
+        if outcome.status == "failed" or (completed and outcome.status not in SETTLED):
             failing.setdefault(outcome.category, []).append(outcome)
     blocks = [("h2", "What to work on")]
     if not completed:
@@ -83,16 +96,38 @@ def _work_on(grade, course):
 
 
 def _failure_lines(outcomes):
-    """Return one line per distinct test description; cases of one test are counted, not listed."""
-    statuses = {}
+    """Return one line per distinct test: what it checks, the cases that failed, and how."""
+    tests = {}
     for outcome in outcomes:
-        statuses.setdefault(outcome.description, []).append(outcome.status)
-    lines = []
-    for description, found in statuses.items():
-        words = ", ".join(STATUS_WORDS.get(s, s) for s in dict.fromkeys(found))
-        cases = f" in {len(found)} cases" if len(found) > 1 else ""
-        lines.append(f"{description} ({words}{cases})")
-    return lines
+        cases, statuses = tests.setdefault(outcome.description, ([], []))
+        if outcome.case:
+            cases.append(outcome.case)
+        statuses.append(outcome.status)
+    return [
+        f"{description.rstrip('.') if cases else description}{_cases_text(cases)} "
+        f"({', '.join(dict.fromkeys(map(_words, statuses)))})"
+        for description, (cases, statuses) in tests.items()
+    ]
+
+
+def _cases_text(cases, shown=CASES_SHOWN):
+    """Return " — for the id 0; for the id 1" naming the failed cases, the first few of them."""
+    if not cases:
+        return ""
+    listed = "; ".join(cases[:shown])
+    more = f"; and {len(cases) - shown} more" if len(cases) > shown else ""
+    return f" — {listed}{more}"
+
+
+def case_title(outcome):
+    """Return what a report calls one test: its sentence, and which case it is."""
+    if not outcome.case:
+        return outcome.description
+    return f"{outcome.description.rstrip('.')} — {outcome.case}"
+
+
+def _words(status):
+    return STATUS_WORDS.get(status, status)
 
 
 def format_points(points):

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from course.assemble import load_course
 from grader.discover import Found
+from grader.job import HIDDEN_CONFIG
 from grader.model import Submission
 from grader.pipeline import grade_submissions, load_safely
 from grader.report import results_json, write_atomically
@@ -53,7 +54,8 @@ def bundle_entries(project_root=PROJECT_ROOT):
         ("run_autograder", TEMPLATES / "run_autograder", EXECUTABLE),
     ]
     entries += [(name, root / name, READ_ONLY) for name in COURSE_FILES]
-    for path in sorted((root / "grader").rglob("*.py")):
+    grading = [*(root / "grader").rglob("*.py"), root / HIDDEN_CONFIG.relative_to(PROJECT_ROOT)]
+    for path in sorted(grading):
         if "__pycache__" not in path.parts:
             entries.append((path.relative_to(root).as_posix(), path, READ_ONLY))
     return sorted(entries)

@@ -5,6 +5,7 @@ student can learn from them without being handed the tests.
 """
 
 from course.assemble import load_course
+from grader.model import NOT_JUDGED
 
 # What each category is about, in a student's words. Keys are grader.model.CATEGORIES.
 CONCEPTS = {
@@ -67,6 +68,10 @@ STATUS_HINTS = {
     ),
 }
 
+NOT_JUDGED_HINT = (
+    "Not judged in this category: for this case another category's rule already decided the "
+    "outcome, so it costs points only there. It is worth no points here."
+)
 NOT_RUN_HINT = "Your code could not be run, so this test could not check it."
 
 
@@ -97,6 +102,8 @@ def outcome_hint(outcome, run_completed=True, course=None):
     """
     if outcome.status == "passed":
         return ""
+    if outcome.status == NOT_JUDGED:
+        return NOT_JUDGED_HINT
     status_hint = STATUS_HINTS.get(outcome.status)
     if not run_completed:
         return status_hint or NOT_RUN_HINT

@@ -29,6 +29,7 @@ from grader.sandbox.containment import choose_isolation, prepare_runtime
 from grader.sandbox.session import Limits
 
 HIDDEN_TESTS = Path(__file__).resolve().parent / "hidden"
+HIDDEN_CONFIG = HIDDEN_TESTS / "pytest.ini"  # the hidden suite's own, wherever it runs
 PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 PARENT_POLL_SECONDS = 0.5
 
@@ -72,7 +73,7 @@ def _watch_parent(parent):
 
 
 def pytest_arguments(collect_only=False):
-    """Return the arguments of the job's pytest session: quiet, with the project's addopts off."""
+    """Return the arguments of the job's pytest session: quiet, with the suite's own config file."""
     arguments = [
         str(HIDDEN_TESTS),
         "-q",
@@ -85,8 +86,8 @@ def pytest_arguments(collect_only=False):
         "no:cacheprovider",
         "-p",
         "no:logging",
-        "-o",
-        "addopts=",
+        "-c",
+        str(HIDDEN_CONFIG),
         "--rootdir",
         str(HIDDEN_TESTS),
         "--strict-markers",

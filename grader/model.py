@@ -16,6 +16,8 @@ POINTS_PER_CATEGORY = 10
 
 # How one hidden test ended. Anything but "passed" earns no points for that test.
 # "forbidden": the code used something the grader refuses (frames, gc, hooks, the channel...).
+# "not_judged": the case was already decided by another category's rule (the test stepped
+# aside); it counts neither for nor against its own category.
 TEST_STATUSES = (
     "passed",
     "failed",
@@ -25,7 +27,13 @@ TEST_STATUSES = (
     "memory",
     "output_limit",
     "forbidden",
+    "not_judged",
 )
+NOT_JUDGED = "not_judged"
+
+
+class NotJudged(Exception):
+    """Raised by a hidden test whose case another category's rule has already decided."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +71,7 @@ class TestOutcome:
     status: str
     description: str  # what the test checks, in a student's words, with no hidden inputs
     output: str = ""  # what the student's code printed during the test, capped
+    case: str = ""  # which case of a parametrized test, in a student's words ("for the id 0")
 
 
 @dataclass(frozen=True)
@@ -77,13 +86,19 @@ class RunResult:
 
 @dataclass(frozen=True)
 class CategoryScore:
-    """Points earned in one category: its share of passed tests times the category's points."""
+    """Points earned in one category: the worth of its passed tests, which add up to its points.
+
+    Only judged tests count: a test that stepped aside (not_judged) is worth nothing, and the
+    category's points are shared among the others, in whole cents that add up exactly.
+    """
 
     category: str
     passed: int
     total: int
     points: float
     max_points: float
+    judged: int = 0
+    worth: tuple[float, ...] = ()  # each test's points if passed, in outcome order
 
 
 @dataclass(frozen=True)

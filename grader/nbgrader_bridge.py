@@ -20,8 +20,9 @@ from pathlib import Path
 from course.assemble import load_course
 from grader import run
 from grader.discover import Found
+from grader.feedback import case_title
 from grader.load import load
-from grader.model import CATEGORIES, POINTS_PER_CATEGORY, RunResult
+from grader.model import CATEGORIES, NOT_JUDGED, POINTS_PER_CATEGORY, RunResult
 from grader.score import score
 
 GRADE_ID_PREFIX = "grade-"
@@ -78,17 +79,16 @@ def category_report(grade, category):
     """Return (summary text for the student, points earned) for one category of a Grade."""
     [result] = [c for c in grade.categories if c.category == category]
     lines = [
-        f"{category}: {result.passed} of {result.total} hidden tests passed, "
+        f"{category}: {result.passed} of {result.judged} hidden tests passed, "
         f"{result.points:g} of {result.max_points:g} points."
     ]
     if grade.run.reason:
         lines.append(grade.run.reason)
     missed = (
-        outcome.description
+        case_title(outcome)
         for outcome in grade.run.outcomes
-        if outcome.category == category and outcome.status != "passed"
+        if outcome.category == category and outcome.status not in ("passed", NOT_JUDGED)
     )
-    # Several hidden tests can check one rule; the student needs each rule once.
     lines += [f"Not yet: {description}" for description in dict.fromkeys(missed)]
     return "\n".join(lines) + "\n", result.points
 

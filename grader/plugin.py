@@ -10,6 +10,7 @@ import inspect
 
 import pytest
 
+from grader.model import NOT_JUDGED, NotJudged
 from grader.sandbox.client import SandboxProblem
 from grader.sandbox.session import LoadFailure, SubmissionSession
 
@@ -22,40 +23,43 @@ def describe(item):
     categories = [marker.args[0] for marker in item.iter_markers("category")]
     category = categories[0] if len(categories) == 1 else "uncategorised"
     doc = (item.function.__doc__ or "").strip().splitlines()
+    # Closest first: a case's own words, then those of any parametrization around it.
+    words = [marker.args[0] for marker in item.iter_markers("case")]
     return {
         "test_id": f"{category}/{item.name}",
         "category": category,
         "categories": categories,
         "description": doc[0] if doc else item.name,
+        "case": ", ".join(reversed(words)),
     }
-
-
-def status_of(call):
-    """Return the test status one phase of a test ended with."""
-    return "passed" if call.excinfo is None else status_of_error(call.excinfo.value)
 
 
 def status_of_error(error):
     """Return the test status an exception raised by a hidden test stands for."""
     if isinstance(error, SandboxProblem):
         return error.status
+    if isinstance(error, NotJudged):
+        return NOT_JUDGED
     if isinstance(error, AssertionError | pytest.fail.Exception):
         return "failed"
     return "error"
 
 
 def direct_arguments(item):
-    """Return the arguments a test takes if it needs only `submission` and its parameters.
+    """Return the arguments a hidden test takes: `submission` and its parameters, nothing else.
 
-    Such a test can be called directly, which is much cheaper than pytest's full run protocol
+    Each test is then called directly, which is much cheaper than pytest's full run protocol
     (set-up, call and tear-down phases, each with hooks and a report that pytest keeps until
-    the session ends), and gives the same verdict: it passes unless it raises. A test that
-    needs any other fixture returns None and goes through pytest as usual.
+    the session ends). A test that asks for any other fixture is a mistake in the suite.
     """
     params = set(item.callspec.params) if hasattr(item, "callspec") else set()
     # `request` appears only because the `submission` fixture itself asks for it.
-    if not set(item.fixturenames) <= params | {"submission", "request"}:
-        return None
+    extra = set(item.fixturenames) - params - {"submission", "request"}
+    if extra:
+        raise pytest.UsageError(
+            f"hidden test {item.nodeid} asks for {', '.join(sorted(extra))}: a hidden test may "
+            "take only `submission` and its own parameters"
+        )
     return tuple(inspect.signature(item.obj).parameters)
 
 
@@ -69,7 +73,6 @@ class GradingPlugin:
         self.on_finished = on_finished
         self.catalogue = []
         self.current = None
-        self.statuses = {}
 
     def pytest_configure(self, config):
         config.stash[PLUGIN_KEY] = self
@@ -85,15 +88,6 @@ class GradingPlugin:
         for serial, entry in enumerate(self.entries):
             self.on_finished(entry["key"], self.run_submission(session.items, entry, serial))
         return True
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_makereport(self, item, call):
-        report = yield
-        status = status_of(call)
-        if status != "passed" and item.nodeid not in self.statuses:
-            # The detail is for the teacher's debugging log only: it may hold hidden inputs.
-            self.statuses[item.nodeid] = (status, str(call.excinfo.value)[:2000])
-        return report
 
     def run_submission(self, items, entry, serial=0):
         """Run every item for one submission and return its result as plain data.
@@ -113,10 +107,7 @@ class GradingPlugin:
         outcomes = []
         try:
             for index, item in enumerate(items):
-                if self.direct[index] is None:
-                    status, detail = self.run_through_pytest(items, index)
-                else:
-                    status, detail = self.run_directly(item, self.direct[index], session)
+                status, detail = self.run_directly(item, self.direct[index], session)
                 outcome = dict(self.catalogue[index], status=status, detail=detail)
                 outcome["output"] = session.take_output()
                 outcomes.append(outcome)
@@ -124,14 +115,6 @@ class GradingPlugin:
             session.stop()
             self.current = None
         return self.finish(session, outcomes)
-
-    def run_through_pytest(self, items, index):
-        """Run one item with pytest's full protocol; return (status, detail)."""
-        item = items[index]
-        nextitem = items[index + 1] if index + 1 < len(items) else None
-        self.statuses.pop(item.nodeid, None)
-        item.ihook.pytest_runtest_protocol(item=item, nextitem=nextitem)
-        return self.statuses.pop(item.nodeid, ("passed", ""))
 
     @staticmethod
     def run_directly(item, names, session):

@@ -13,8 +13,8 @@ import tempfile
 from pathlib import Path
 
 from grader import feedback, hints
-from grader.model import CATEGORIES
-from grader.score import points_per_test
+from grader.model import CATEGORIES, NOT_JUDGED
+from grader.score import points_of_tests
 
 GRADES_FILE = "grades.csv"
 TIMINGS_FILE = "timings.json"
@@ -55,20 +55,21 @@ def grades_csv(grades):
 
 def results_json(grade, course=None):
     """Return the text of one student's results.json, in Gradescope's autograder format."""
-    per_test = {c.category: points_per_test(c) for c in grade.categories}
     names = _unique_names(grade.run.outcomes)
     completed = grade.run.status == "completed"
     tests = [
         {
             "name": name,
-            "score": per_test.get(outcome.category, 0.0) if outcome.status == "passed" else 0.0,
-            "max_score": per_test.get(outcome.category, 0.0),
-            "status": "passed" if outcome.status == "passed" else "failed",
+            "score": earned,
+            "max_score": worth,
+            "status": "failed" if outcome.status not in ("passed", NOT_JUDGED) else "passed",
             "tags": [outcome.category],
             "visibility": "visible",
             "output": hints.outcome_hint(outcome, completed, course),
         }
-        for name, outcome in zip(names, grade.run.outcomes, strict=True)
+        for name, outcome, (earned, worth) in zip(
+            names, grade.run.outcomes, points_of_tests(grade), strict=True
+        )
     ]
     document = {
         "score": grade.score,
@@ -83,7 +84,7 @@ def _unique_names(outcomes):
     """Return a test name per outcome; a repeated name gets a numbered suffix, in test order."""
     names, seen = [], {}
     for outcome in outcomes:
-        name = f"{outcome.category}: {outcome.description}"
+        name = f"{outcome.category}: {feedback.case_title(outcome)}"
         seen[name] = seen.get(name, 0) + 1
         names.append(name if seen[name] == 1 else f"{name} ({seen[name]})")
     return names

@@ -59,6 +59,7 @@ class HiddenTest:
     test_id: str
     category: str
     description: str
+    case: str = ""
 
 
 def hidden_tests():
@@ -67,7 +68,9 @@ def hidden_tests():
         listing = folder / "tests.json"
         _run_job(["--list", str(listing)], folder / "list.log").wait()
         catalogue = json.loads(listing.read_text(encoding="utf-8"))
-    return tuple(HiddenTest(t["test_id"], t["category"], t["description"]) for t in catalogue)
+    return tuple(
+        HiddenTest(t["test_id"], t["category"], t["description"], t["case"]) for t in catalogue
+    )
 
 
 def run_submissions(
@@ -279,6 +282,7 @@ def _result(submission, path):
             status=sys.intern(o["status"]),
             description=sys.intern(o["description"]),
             output=o["output"],
+            case=sys.intern(o["case"]),
         )
         for o in data["outcomes"]
     )
@@ -288,6 +292,7 @@ def _result(submission, path):
 def _lost(submission, tests):
     """The result for a submission whose job stopped before grading it: every test is an error."""
     outcomes = tuple(
-        TestOutcome(test.test_id, test.category, "error", test.description) for test in tests
+        TestOutcome(test.test_id, test.category, "error", test.description, case=test.case)
+        for test in tests
     )
     return RunResult(submission, outcomes, "error", LOST_REASON)

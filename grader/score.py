@@ -2,16 +2,24 @@
 
 from dataclasses import replace
 
-from grader.model import CATEGORIES, POINTS_PER_CATEGORY, CategoryScore, Grade, TestOutcome
+from grader.model import (
+    CATEGORIES,
+    NOT_JUDGED,
+    POINTS_PER_CATEGORY,
+    CategoryScore,
+    Grade,
+    TestOutcome,
+)
 
 # A test that never got an outcome ends the way its run ended.
 _MISSING_STATUS = {"timeout": "timeout", "crash": "crash"}
+CENTS = 100
 
 
 def score(result, hidden_tests=None):
     """Return the Grade for `result`.
 
-    Each category is worth POINTS_PER_CATEGORY, shared equally among its hidden tests. With
+    Each category is worth POINTS_PER_CATEGORY, shared among its judged hidden tests. With
     `hidden_tests` (each with test_id, category and description), every hidden test gets an
     outcome even when the run ended early, so the report always lists every test.
     """
@@ -37,26 +45,44 @@ def complete_outcomes(result, hidden_tests):
             category=test.category,
             status=missing_status,
             description=test.description,
+            case=test.case,
         )
         for test in hidden_tests
     )
 
 
+def shares(total_cents, count):
+    """Split `total_cents` into `count` whole-cent shares that add up exactly, largest first."""
+    if count == 0:
+        return []
+    base, extra = divmod(total_cents, count)
+    return [base + 1 if index < extra else base for index in range(count)]
+
+
 def _category_score(category, outcomes):
     tests = [outcome for outcome in outcomes if outcome.category == category]
-    passed = sum(outcome.status == "passed" for outcome in tests)
-    points = round(POINTS_PER_CATEGORY * passed / len(tests), 2) if tests else 0.0
+    judged = [outcome for outcome in tests if outcome.status != NOT_JUDGED]
+    cents = iter(shares(POINTS_PER_CATEGORY * CENTS, len(judged)))
+    worth = tuple(0.0 if o.status == NOT_JUDGED else next(cents) / CENTS for o in tests)
+    earned = sum(
+        round(w * CENTS) for w, o in zip(worth, tests, strict=True) if o.status == "passed"
+    )
     return CategoryScore(
         category=category,
-        passed=passed,
+        passed=sum(outcome.status == "passed" for outcome in tests),
         total=len(tests),
-        points=points,
+        points=earned / CENTS,
         max_points=float(POINTS_PER_CATEGORY),
+        judged=len(judged),
+        worth=worth,
     )
 
 
-def points_per_test(category_score):
-    """Return the points one test of a category is worth, as reports show it."""
-    if not category_score.total:
-        return 0.0
-    return round(category_score.max_points / category_score.total, 2)
+def points_of_tests(grade):
+    """Return (earned, worth) for each outcome of `grade`, in order: they add up exactly."""
+    worth = {c.category: iter(c.worth) for c in grade.categories}
+    points = []
+    for outcome in grade.run.outcomes:
+        value = next(worth[outcome.category], 0.0) if outcome.category in worth else 0.0
+        points.append((value if outcome.status == "passed" else 0.0, value))
+    return points

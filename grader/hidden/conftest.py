@@ -1,15 +1,8 @@
-"""Shared set-up of the hidden tests: the `category` marker and the `submission` fixture."""
+"""Shared set-up of the hidden tests: the `submission` fixture (markers are in pytest.ini)."""
 
 import pytest
 
 from grader.plugin import PLUGIN_KEY
-
-
-def pytest_configure(config):
-    config.addinivalue_line(
-        "markers",
-        "category(name): the one grading category of CONTRACT.md a hidden test counts for",
-    )
 
 
 @pytest.fixture

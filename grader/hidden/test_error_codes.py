@@ -1,50 +1,169 @@
-"""Error codes: unknown_tool, the code of each exception a handler raises, and rule 8."""
+"""Error codes: unknown_tool, the code of each exception a handler raises, and rule 8.
+
+The code follows from the exception's class alone: never from its message, attributes, notes,
+cause or context, nor from a class that merely shares a course class's name. Rule 8 is judged
+here too: whatever a handler returns or raises, invoke_tool returns an envelope.
+"""
 
 import pytest
 
-from grader.hidden.probes import describe_raise, raises, scenario, unknown_tool_scenario
+from grader.hidden.probes import (
+    cases,
+    code_of,
+    describe_raise,
+    raises,
+    returns,
+    returns_made,
+    scenario,
+    unknown_tool_scenario,
+)
+from grader.hidden.results import ACCEPTED, MADE, OUTSIDE
 
 pytestmark = pytest.mark.category("error_codes")
 
 COURSE_EXCEPTIONS = {
-    "invalid_input": "invalid_input",
-    "permission_denied": "permission_denied",
-    "not_found": "not_found",
-    "invalid_input_subclass": "invalid_input",
-    "permission_denied_subclass": "permission_denied",
-    "not_found_subclass": "not_found",
-    "invalid_input_mixin": "invalid_input",
-    "invalid_input_mixin_builtin_first": "invalid_input",
-    "permission_denied_mixin": "permission_denied",
-    "not_found_mixin": "not_found",
+    "invalid_input": ("for InvalidInputError", "invalid_input"),
+    "permission_denied": ("for PermissionDeniedError", "permission_denied"),
+    "not_found": ("for NotFoundError", "not_found"),
+    "invalid_input_subclass": ("for a subclass of InvalidInputError", "invalid_input"),
+    "permission_denied_subclass": ("for a subclass of PermissionDeniedError", "permission_denied"),
+    "not_found_subclass": ("for a subclass of NotFoundError", "not_found"),
+    "invalid_input_mixin": ("for InvalidInputError mixed with ValueError", "invalid_input"),
+    "invalid_input_mixin_builtin_first": (
+        "for ValueError mixed with InvalidInputError",
+        "invalid_input",
+    ),
+    "permission_denied_mixin": (
+        "for PermissionError mixed with PermissionDeniedError",
+        "permission_denied",
+    ),
+    "not_found_mixin": ("for KeyError mixed with NotFoundError", "not_found"),
+    "course_code_attribute": (
+        "for NotFoundError with a code attribute naming another code",
+        "not_found",
+    ),
+    "course_caused_by_other": (
+        "for PermissionDeniedError raised from a NotFoundError",
+        "permission_denied",
+    ),
+    "course_notes_spell_a_code": (
+        "for InvalidInputError with notes naming other codes",
+        "invalid_input",
+    ),
+    "unprintable_course": ("for NotFoundError whose str() and repr() fail", "not_found"),
+    "structured_args": ("for InvalidInputError carrying several arguments", "invalid_input"),
 }
-OTHER_EXCEPTIONS = (
-    "key_error",
-    "value_error",
-    "permission_error",
-    "file_not_found",
-    "type_error",
-    "runtime_error",
-    "stop_iteration",
-    "unicode_encode_error",
-    "custom_exception",
-    "lookalike",
-    "exception_group",
-    "chained",
-)
-BASE_EXCEPTIONS = ("keyboard_interrupt", "system_exit", "generator_exit", "custom_base")
+OTHER_EXCEPTIONS = {
+    "key_error": "for KeyError",
+    "value_error": "for ValueError",
+    "permission_error": "for the built-in PermissionError",
+    "file_not_found": "for FileNotFoundError",
+    "module_not_found": "for ModuleNotFoundError",
+    "lookup_error": "for LookupError",
+    "type_error": "for TypeError",
+    "runtime_error": "for RuntimeError",
+    "not_implemented": "for NotImplementedError",
+    "os_error": "for OSError",
+    "connection_error": "for ConnectionError",
+    "timeout_error": "for TimeoutError",
+    "memory_error": "for MemoryError",
+    "process_lookup": "for ProcessLookupError",
+    "index_error": "for IndexError",
+    "assertion_error": "for AssertionError",
+    "overflow_error": "for OverflowError",
+    "zero_division": "for ZeroDivisionError",
+    "stop_iteration": "for StopIteration",
+    "unicode_encode_error": "for UnicodeEncodeError",
+    "unicode_error": "for UnicodeError",
+    "plain_exception": "for a plain Exception",
+    "custom_exception": "for a tool's own Exception subclass",
+    "lookalike": "for an unrelated class named InvalidInputError",
+    "lookalike_not_found": "for an unrelated LookupError named NotFoundError",
+    "exception_group": "for an ExceptionGroup holding an InvalidInputError",
+    "chained": "for a RuntimeError raised from an InvalidInputError",
+    "caused_by_course": "for a ValueError raised from a NotFoundError",
+    "context_of_course": "for a KeyError raised while handling an InvalidInputError",
+    "code_attribute": "for a ValueError with a code attribute naming a course code",
+    "notes_spell_a_code": "for a RuntimeError whose notes name course codes",
+    "unprintable": "for a RuntimeError whose str() and repr() fail",
+    "with_notes": "for a tool's own exception carrying notes",
+}
+# Messages that spell a code or say what a code means: the message must change nothing.
+MISLEADING_MESSAGES = {
+    "other_spells_not_found": (
+        "for a KeyError whose message is not_found",
+        "key_error",
+        "not_found",
+    ),
+    "other_says_not_found": (
+        'for a LookupError whose message says "not found"',
+        "lookup_error",
+        "user u-1 not found",
+    ),
+    "other_says_permission": (
+        'for a PermissionError whose message says "permission denied"',
+        "permission_error",
+        "permission denied: admin only",
+    ),
+    "other_says_invalid": (
+        'for a ValueError whose message says "invalid input"',
+        "value_error",
+        "invalid_input: limit must be positive",
+    ),
+    "course_spells_another": (
+        "for a NotFoundError whose message is permission_denied",
+        "not_found",
+        "permission_denied",
+    ),
+    "course_spells_unknown": (
+        "for an InvalidInputError whose message is unknown_tool",
+        "invalid_input",
+        "unknown_tool",
+    ),
+}
+CODE_OF_KIND = {"not_found": "not_found", "invalid_input": "invalid_input"}
+BASE_EXCEPTIONS = {
+    "keyboard_interrupt": "for KeyboardInterrupt",
+    "system_exit": "for SystemExit",
+    "generator_exit": "for GeneratorExit",
+    "custom_base": "for a tool's own BaseException subclass",
+}
+UNKNOWN_TOOLS = {
+    "missing": ('for the tool name "missing"', "missing"),
+    "capitalised": ('for "Probe", when the table has "probe"', "Probe"),
+    "upper": ('for "PROBE", when the table has "probe"', "PROBE"),
+    "padded": ('for " probe" with a leading space', " probe"),
+    "trailing": ('for "probe " with a trailing space', "probe "),
+    "near_miss": ('for "prob", one letter short of "probe"', "prob"),
+    "plural": ('for "probes", one letter more than "probe"', "probes"),
+    "empty": ("for an empty tool name", ""),
+}
+# Results that cannot cross the boundary: invoke_tool must return an envelope for each. They are
+# every value the vocabulary category refuses, so raising for one never only steps aside there.
+BAD_RESULTS = {name: (words, returns(value)) for name, (words, value) in OUTSIDE.items()}
+BAD_RESULTS |= {name: (words, returns_made(name)) for name, words in MADE.items()}
+BAD_RESULTS |= {
+    "too_deep": (
+        "for a result nested too deeply for json.dumps",
+        returns_made("deep_list", depth=5000),
+    ),
+    "outside_and_too_large": ("for a tuple result over the budget", returns(("x" * 100,) * 20)),
+}
+# Results that succeed, from every category: invoke_tool must not raise for any of them either.
+GOOD_RESULTS = {name: (words, returns(value)) for name, (words, value) in ACCEPTED.items()}
+GOOD_RESULTS |= {
+    "shared_list": ("for a result holding one list twice", returns_made("shared_list")),
+    "deep_150": ("for a list nested 150 levels deep", returns_made("deep_list", depth=150)),
+    "deep_200": ("for a list nested 200 levels deep", returns_made("deep_list", depth=200)),
+}
 
 
-def error_of(observation):
-    """Return the envelope's error field, or a description of why there is none."""
-    if observation.envelope is None:
-        return describe_raise(observation)
-    return observation.field("error")
+error_of = code_of
 
 
-@pytest.mark.parametrize("tool", ["missing", "Probe", ""])
+@pytest.mark.parametrize("tool", cases(UNKNOWN_TOOLS))
 def test_unknown_tool_code(submission, tool):
-    """A tool name that is not in the tools table gives unknown_tool."""
+    """A tool name that is not exactly a key of the tools table gives unknown_tool."""
     observation = submission.call(unknown_tool_scenario(tool=tool))
     assert error_of(observation) == "unknown_tool"
 
@@ -56,11 +175,11 @@ def test_unknown_tool_with_empty_table(submission):
     assert error_of(submission.call(probe)) == "unknown_tool"
 
 
-@pytest.mark.parametrize("kind", COURSE_EXCEPTIONS)
+@pytest.mark.parametrize("kind", cases({k: (w, k) for k, (w, _) in COURSE_EXCEPTIONS.items()}))
 def test_course_exception_code(submission, kind):
     """A course exception, a subclass of it, or one mixed with a built-in, gives its own code."""
     observation = submission.call(scenario(raises(kind)))
-    assert error_of(observation) == COURSE_EXCEPTIONS[kind]
+    assert error_of(observation) == COURSE_EXCEPTIONS[kind][1]
 
 
 def test_exception_of_two_course_classes(submission):
@@ -69,14 +188,32 @@ def test_exception_of_two_course_classes(submission):
     assert error_of(observation) in ("invalid_input", "not_found")
 
 
-@pytest.mark.parametrize("kind", OTHER_EXCEPTIONS)
+@pytest.mark.parametrize("kind", cases({k: (w, k) for k, w in OTHER_EXCEPTIONS.items()}))
 def test_other_exception_is_tool_failed(submission, kind):
     """Any other exception, built-ins like KeyError or PermissionError included, is tool_failed."""
     observation = submission.call(scenario(raises(kind)))
     assert error_of(observation) == "tool_failed"
 
 
-@pytest.mark.parametrize("kind", ["invalid_input", "value_error"])
+@pytest.mark.parametrize(
+    "case", cases({k: (w, (kind, text)) for k, (w, kind, text) in MISLEADING_MESSAGES.items()})
+)
+def test_the_message_never_decides_the_code(submission, case):
+    """The code comes from the exception's class alone, whatever its message says."""
+    kind, message = case
+    observation = submission.call(scenario(raises(kind, message=message)))
+    assert error_of(observation) == CODE_OF_KIND.get(kind, "tool_failed")
+
+
+@pytest.mark.parametrize(
+    "kind",
+    cases(
+        {
+            "course": ("for InvalidInputError", "invalid_input"),
+            "other": ("for ValueError", "value_error"),
+        }
+    ),
+)
 def test_exception_without_message_still_has_its_code(submission, kind):
     """An exception raised with no message at all still gets its code."""
     expected = {"invalid_input": "invalid_input", "value_error": "tool_failed"}[kind]
@@ -84,7 +221,36 @@ def test_exception_without_message_still_has_its_code(submission, kind):
     assert error_of(observation) == expected
 
 
-@pytest.mark.parametrize("kind", BASE_EXCEPTIONS)
+@pytest.mark.parametrize("handler", cases(BAD_RESULTS))
+def test_a_result_that_cannot_be_encoded_never_escapes(submission, handler):
+    """Whatever a handler returns, invoke_tool returns an envelope instead of raising."""
+    observation = submission.call(scenario(handler, max_result_bytes=50))
+    assert observation.envelope is not None, describe_raise(observation)
+
+
+@pytest.mark.parametrize("handler", cases(GOOD_RESULTS))
+def test_an_accepted_result_never_makes_invoke_tool_raise(submission, handler):
+    """A result inside the vocabulary, large or small, gives an envelope, never an exception."""
+    observation = submission.call(scenario(handler, max_result_bytes=10**7))
+    assert observation.envelope is not None, describe_raise(observation)
+
+
+@pytest.mark.parametrize(
+    "budget",
+    cases(
+        {
+            "fits": ("for a result within its budget", 10**7),
+            "over": ("for a result over its budget", 10),
+        }
+    ),
+)
+def test_a_result_over_or_under_its_budget_never_escapes(submission, budget):
+    """A result of any size gives an envelope: being over the budget is a code, not an error."""
+    observation = submission.call(scenario(returns("x" * 50), max_result_bytes=budget))
+    assert observation.envelope is not None, describe_raise(observation)
+
+
+@pytest.mark.parametrize("kind", cases({k: (w, k) for k, w in BASE_EXCEPTIONS.items()}))
 def test_base_exception_propagates_unchanged(submission, kind):
     """A BaseException that is not an Exception, such as KeyboardInterrupt, propagates unchanged."""
     observation = submission.call(scenario(raises(kind)))

@@ -1,36 +1,45 @@
-"""Ownership: arguments copied in (rule 5), and a fresh, faithful value out (rule 6)."""
+"""Ownership: arguments copied in (rule 5), and a fresh, faithful value out (rule 6).
+
+Its values are plain data no rule refuses, so no value case steps aside (that would let a
+submission dodge a test by raising for the very results that show sharing); falsy results are
+the envelope's cases, so no top-level falsy value is used here. Only "nested 50 levels
+deep succeeds" is this category's own sentence about refusing, so that case is judged as is.
+"""
 
 import pytest
 
 from grader.hidden.probes import (
+    ROOMY,
+    cases,
     describe_raise,
     mutates,
     returns,
     returns_arguments,
     returns_fixture,
     scenario,
+    value_of,
 )
+from grader.hidden.results import COPIED, NESTED_ARGUMENTS, ROSTER, ROWS_AND_NEXT, SHAPES
+from grader.model import NotJudged
 from grader.sandbox.inside.picture import untag
 from grader.sandbox.values import same_json
 
 pytestmark = pytest.mark.category("ownership")
 
 ARGUMENTS = {
-    "flat": {"user": "u-1", "limit": 3},
-    "nested": {"filter": {"tags": ["a", "b"], "range": {"low": 1, "high": 2.5}}},
-    "lists_of_dicts": {"rows": [{"id": 1, "cells": [1, 2]}, {"id": 2, "cells": []}]},
-    "deep": {"a": {"b": {"c": {"d": {"e": [[["leaf"]]]}}}}},
+    "flat": ("for flat arguments", {"user": "u-1", "limit": 3}),
+    "nested": ("for nested arguments", NESTED_ARGUMENTS),
+    "lists_of_dicts": (
+        "for lists of dicts",
+        {"rows": [{"id": 1, "cells": [1, 2]}, {"id": 2, "cells": []}]},
+    ),
+    "deep": (
+        "for arguments nested seven levels deep",
+        {"a": {"b": {"c": {"d": {"e": [[["leaf"]]]}}}}},
+    ),
 }
-VALUES = {
-    "types": {"int": 1, "float": 1.0, "bool": True, "none": None, "text": "1"},
-    "nested": {"rows": [{"id": 1, "tags": ["x"]}, {"id": 2, "tags": []}], "total": 2.0},
-    "list": [0, 0.0, False, "", [], {}],
-    "text": "é € 😀",
-    "falsy_none": None,
-    "falsy_false": False,
-    "falsy_zero": 0,
-    "deep_50": None,  # built below
-}
+NESTED = NESTED_ARGUMENTS  # returned as a value too, so it is one of the vocabulary's cases
+VALUES = COPIED
 
 
 def deep(levels):
@@ -40,13 +49,7 @@ def deep(levels):
     return value
 
 
-def value_of(observation):
-    if observation.envelope is None:
-        return describe_raise(observation)
-    return observation.field("value")
-
-
-@pytest.mark.parametrize("arguments", ARGUMENTS.values(), ids=ARGUMENTS.keys())
+@pytest.mark.parametrize("arguments", cases(ARGUMENTS))
 def test_handler_mutation_leaves_request_unchanged(submission, arguments):
     """A handler that changes its arguments at any depth changes nothing the caller holds."""
     observation = submission.call(scenario(mutates({"done": True}), arguments=arguments))
@@ -59,15 +62,24 @@ def test_handler_mutation_leaves_request_unchanged(submission, arguments):
 def test_handler_mutation_before_raising_leaves_request_unchanged(submission):
     """A handler that changes its arguments and then fails changes nothing the caller holds."""
     handler = dict(mutates(), does="mutate_then_raise", exception="not_found")
-    arguments = ARGUMENTS["nested"]
-    observation = submission.call(scenario(handler, arguments=arguments))
+    observation = submission.call(scenario(handler, arguments=NESTED))
     assert observation["calls"]["probe"] >= 1, "the handler was never called"
-    assert same_json(untag(observation["request_after"])["arguments"], arguments)
-    # Putting the request back afterwards does not make up for handing the handler its objects.
+    assert same_json(untag(observation["request_after"])["arguments"], NESTED)
     assert not observation["arguments_shared"], "the handler was given the request's own objects"
 
 
-@pytest.mark.parametrize("arguments", ARGUMENTS.values(), ids=ARGUMENTS.keys())
+def test_every_call_copies_the_arguments_afresh(submission):
+    """Each call gives its handler a fresh copy: what one handler changed never reaches the next."""
+    observation = submission.call(scenario(mutates({"done": True}), arguments=NESTED, repeat=2))
+    received = observation["received"]["probe"]
+    if len(received) != 2:  # which copy belongs to which call is then unknown
+        raise NotJudged("the handler was not called once per call, which no_retry judges")
+    assert all(same_json(untag(copy), NESTED) for copy in received), "a later call saw changes"
+    assert same_json(untag(observation["request_after"])["arguments"], NESTED)
+    assert not observation["arguments_shared"], "the handler was given the request's own objects"
+
+
+@pytest.mark.parametrize("arguments", cases(ARGUMENTS))
 def test_handler_receives_a_faithful_copy(submission, arguments):
     """The handler receives a dict equal to the request's arguments, with the same types."""
     arguments = dict(arguments, kinds=[1, 1.0, True, None, "1"])
@@ -76,18 +88,24 @@ def test_handler_receives_a_faithful_copy(submission, arguments):
     assert received and all(same_json(untag(copy), arguments) for copy in received)
 
 
-@pytest.mark.parametrize("name", VALUES)
-def test_value_is_faithful(submission, name):
+@pytest.mark.parametrize("value", cases(VALUES))
+def test_value_is_faithful(submission, value):
     """A successful value equals the handler's result with the same types at every depth."""
-    value = deep(50) if name == "deep_50" else VALUES[name]
-    probe = scenario(returns(value), max_result_bytes=10**6)
-    assert same_json(value_of(submission.call(probe)), value)
+    observation = submission.call(scenario(returns(value), max_result_bytes=ROOMY))
+    assert same_json(value_of(observation), value)
 
 
-@pytest.mark.parametrize("shape", ["dict", "list"])
-def test_value_shares_nothing_with_handler_result(submission, shape):
+def test_a_value_nested_50_levels_deep_succeeds(submission):
+    """A value nested 50 levels deep is an ordinary value: it succeeds, faithfully copied."""
+    value = deep(50)
+    observation = submission.call(scenario(returns(value), max_result_bytes=ROOMY))
+    assert observation.envelope is not None, describe_raise(observation)
+    assert same_json(observation.field("value"), value), "the deep value did not come back"
+
+
+@pytest.mark.parametrize("held", cases(SHAPES))
+def test_value_shares_nothing_with_handler_result(submission, held):
     """A successful value shares no list or dict with the object the handler returned."""
-    held = {"dict": {"rows": [[1, 2], {"a": [3]}]}, "list": [[1], {"b": {"c": []}}]}[shape]
     observation = submission.call(scenario(returns_fixture(held), mutate_value=True))
     assert same_json(value_of(observation), held)
     assert not observation["value_shared"]
@@ -98,7 +116,7 @@ def test_value_shares_nothing_at_depth(submission):
     """A deeply nested value shares nothing with the handler's object, even at its deepest level."""
     held = deep(45)
     observation = submission.call(
-        scenario(returns_fixture(held), mutate_value=True, max_result_bytes=10**6)
+        scenario(returns_fixture(held), mutate_value=True, max_result_bytes=ROOMY)
     )
     assert same_json(value_of(observation), held)
     assert not observation["value_shared"]
@@ -107,17 +125,36 @@ def test_value_shares_nothing_at_depth(submission):
 
 def test_changing_the_value_leaves_the_fixture_unchanged(submission):
     """Changing the returned value at any depth leaves the tool's own data unchanged."""
-    roster = {"team": "blue", "members": [{"name": "Ada", "shifts": ["mon", "tue"]}]}
+    roster = ROSTER
     observation = submission.call(scenario(returns_fixture(roster), mutate_value=True, repeat=2))
     assert same_json(value_of(observation), roster)
     assert same_json(untag(observation["fixtures_after"]["probe"]), roster)
 
 
+REPEATED = {
+    "same_result": ("when a handler returns equal results twice", "return"),
+    "same_object": ("when a handler returns the very same object twice", "return_fixture"),
+}
+
+
+@pytest.mark.parametrize("does", cases(REPEATED))
+def test_two_calls_share_no_value(submission, does):
+    """Two calls never return values that share a list or dict: nothing is cached between calls."""
+    held = ROWS_AND_NEXT
+    handler = returns(held) if does == "return" else returns_fixture(held)
+    observation = submission.call(scenario(handler, repeat=2))
+    assert same_json(value_of(observation), held)
+    assert len(observation.envelopes) == 2, "invoke_tool did not return twice"
+    assert not observation["value_reused"], (
+        "the second call's value shares objects with the first's"
+    )
+
+
 def test_value_returned_from_arguments_is_fresh(submission):
     """A handler that returns its own arguments yields a value that shares nothing with them."""
-    arguments = ARGUMENTS["nested"]
     observation = submission.call(
-        scenario(returns_arguments(), arguments=arguments, mutate_value=True)
+        scenario(returns_arguments(), arguments=NESTED, mutate_value=True)
     )
-    assert same_json(value_of(observation), arguments)
-    assert same_json(untag(observation["request_after_mutation"])["arguments"], arguments)
+    assert same_json(value_of(observation), NESTED)
+    assert not observation["value_shared"], "the value is the very argument object the handler got"
+    assert same_json(untag(observation["request_after_mutation"])["arguments"], NESTED)

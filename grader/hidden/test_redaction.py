@@ -1,32 +1,41 @@
-"""Redaction (rule 3): nothing of an exception reaches the envelope, and its code survives."""
+"""Redaction (rule 3): nothing of an exception reaches the envelope, whichever code it gets.
+
+A case counts only when invoke_tool returned a failure: then nothing of the exception may be in
+it. When it raised instead (rule 8) or reported a success (a wrong code), error_codes judges the
+case and it steps aside here; an envelope that says nothing passes no redaction test.
+"""
 
 import pytest
 
-from grader.hidden.probes import MARKER, describe_raise, raises, scenario, strings_in
+from grader.hidden.probes import MARKER, cases, failure_of, raises, scenario, strings_in
 
 pytestmark = pytest.mark.category("redaction")
 
-KINDS = (
-    "invalid_input",
-    "permission_denied",
-    "not_found",
-    "not_found_mixin",
-    "key_error",
-    "value_error",
-    "permission_error",
-    "runtime_error",
-    "custom_exception",
-    "lookalike",
-    "exception_group",
-    "chained",
-    "with_notes",
-    "structured_args",
-    "unicode_encode_error",
-)
+KINDS = {
+    "invalid_input": "for InvalidInputError",
+    "permission_denied": "for PermissionDeniedError",
+    "not_found": "for NotFoundError",
+    "not_found_mixin": "for KeyError mixed with NotFoundError",
+    "key_error": "for KeyError, whose str() adds quotes",
+    "value_error": "for ValueError",
+    "permission_error": "for the built-in PermissionError",
+    "runtime_error": "for RuntimeError",
+    "custom_exception": "for a tool's own exception class, whose name is private too",
+    "lookalike": "for an unrelated class named InvalidInputError",
+    "exception_group": "for an ExceptionGroup",
+    "chained": "for an exception raised from another",
+    "with_notes": "for an exception carrying notes",
+    "structured_args": "for an exception carrying several arguments",
+    "unicode_encode_error": "for UnicodeEncodeError, which carries the text it failed on",
+    "code_attribute": "for an exception carrying a code attribute",
+    "unprintable": "for an exception whose str() and repr() fail",
+    "unprintable_course": "for a course exception whose str() and repr() fail",
+}
 
 
 def leaks(observation):
     """Return the strings of the envelope that reveal the exception, if any."""
+    failure_of(observation)  # only a failure envelope shows whether a failure was redacted
     names = observation["handler_raised"]
     found = []
     for text in strings_in(observation.envelope):
@@ -35,19 +44,8 @@ def leaks(observation):
     return found
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", cases({kind: (words, kind) for kind, words in KINDS.items()}))
 def test_exception_text_stays_out_of_the_envelope(submission, kind):
     """No exception's message, arguments, notes, type name or traceback appear in the envelope."""
     observation = submission.call(scenario(raises(kind)))
-    assert observation.envelope is not None, describe_raise(observation)
     assert not leaks(observation)
-
-
-@pytest.mark.parametrize(
-    ("kind", "code"), [("unprintable", "tool_failed"), ("unprintable_course", "not_found")]
-)
-def test_unprintable_exception_still_gets_its_code(submission, kind, code):
-    """An exception whose str() and repr() themselves raise still yields its code."""
-    observation = submission.call(scenario(raises(kind)))
-    assert observation.envelope is not None, describe_raise(observation)
-    assert observation.field("error") == code

@@ -1,76 +1,109 @@
-"""Unicode boundary: the byte budget of rule 4, measured exactly, and result_too_large."""
+"""Unicode boundary: the byte budget of rule 4, measured exactly, and result_too_large.
+
+Every value here is inside the vocabulary. When a submission refuses one as invalid_result, or
+raises for it, the case is asked again with a budget no value comes near: refused there too,
+the vocabulary (or rule 8) decided it and the case steps aside; accepted there, the refusal
+came from the budget, and the case is judged.
+"""
 
 import pytest
 
-from grader.hidden.probes import describe_raise, encoded_size, returns, scenario
+from grader.hidden.probes import ROOMY, cases, encoded_size, outcome_of, returns, scenario
+from grader.hidden.results import (
+    DEFAULT_BUDGET,
+    LARGE,
+    MEASURED,
+    ROWS,
+    SMALLEST,
+    UNITS,
+    text_of_size,
+)
+from grader.model import NotJudged
 
 pytestmark = pytest.mark.category("unicode_boundary")
 
-VALUES = {
-    "ascii": "plain text",
-    "two_byte": "café olé ñ",
-    "three_byte": "€ 中文 ‽",
-    "four_byte": "😀 𝄞 🚀",
-    "escaped": 'quote " backslash \\ newline \n tab \t',
-    "control": "bell \x07 nul \x00 escape \x1b",
-    "line_separator": "a\u2028b\u2029c",
-    "dict": {"a": 1, "b": [1, 2], "c": {"d": "é"}},
-    "numbers": [1e16, -0.5, 10**20, 1.0, 0],
-}
-DEFAULT_BUDGET = 4096
+VALUES = MEASURED
 
 
-def outcome(observation):
-    """Return (ok, error) of the envelope, or a description of why there is none."""
+def judged_outcome(submission, value, budget=None):
+    """Return the outcome for `value` under `budget`, or step aside if no budget would change it."""
+    probe = (
+        scenario(returns(value))
+        if budget is None
+        else scenario(returns(value), max_result_bytes=budget)
+    )
+    observation = submission.call(probe)
+    if observation.envelope is not None and outcome_of(observation) != "invalid_result":
+        return outcome_of(observation)
+    roomy = submission.call(scenario(returns(value), max_result_bytes=ROOMY))
+    if roomy.envelope is None or outcome_of(roomy) == "invalid_result":
+        raise NotJudged("the value is refused at any size, which the vocabulary category judges")
     if observation.envelope is None:
-        return describe_raise(observation)
-    return observation.field("ok"), observation.field("error")
+        return "raised only when the budget was tight"
+    return outcome_of(observation)
 
 
-@pytest.mark.parametrize("value", VALUES.values(), ids=VALUES.keys())
+@pytest.mark.parametrize("value", cases(VALUES))
 def test_size_equal_to_budget_passes(submission, value):
     """A result whose encoded size equals max_result_bytes succeeds."""
-    probe = scenario(returns(value), max_result_bytes=encoded_size(value))
-    assert outcome(submission.call(probe)) == (True, None)
+    assert judged_outcome(submission, value, encoded_size(value)) == "success"
 
 
-@pytest.mark.parametrize("value", VALUES.values(), ids=VALUES.keys())
+@pytest.mark.parametrize("value", cases(VALUES))
 def test_one_byte_over_budget_is_too_large(submission, value):
     """A result one byte larger than max_result_bytes gives result_too_large."""
-    probe = scenario(returns(value), max_result_bytes=encoded_size(value) - 1)
-    assert outcome(submission.call(probe)) == (False, "result_too_large")
+    assert judged_outcome(submission, value, encoded_size(value) - 1) == "result_too_large"
 
 
-def text_of_size(size, unit="a"):
-    """Return a string whose JSON text is exactly `size` bytes, quotes included."""
-    width = len(unit.encode("utf-8"))
-    count, rest = divmod(size - 2, width)
-    return unit * count + "b" * rest
+UNIT_WORDS = {
+    "ascii": "in ASCII",
+    "two_byte": "in 2-byte characters",
+    "three_byte": "in 3-byte characters",
+    "four_byte": "in 4-byte characters",
+}
+EXACT = {n: (f"for a result of exactly the budget {w}", UNITS[n]) for n, w in UNIT_WORDS.items()}
+OVER = {n: (f"for a result one byte over the budget {w}", UNITS[n]) for n, w in UNIT_WORDS.items()}
 
 
-@pytest.mark.parametrize("unit", ["a", "é", "😀"])
+@pytest.mark.parametrize("unit", cases(EXACT))
 def test_default_budget_is_4096_bytes(submission, unit):
     """Without max_result_bytes, a result of exactly 4096 bytes succeeds."""
-    value = text_of_size(DEFAULT_BUDGET, unit)
-    assert outcome(submission.call(scenario(returns(value)))) == (True, None)
+    assert judged_outcome(submission, text_of_size(DEFAULT_BUDGET, unit)) == "success"
 
 
-@pytest.mark.parametrize("unit", ["a", "€", "😀"])
+@pytest.mark.parametrize("unit", cases(OVER))
 def test_default_budget_rejects_4097_bytes(submission, unit):
     """Without max_result_bytes, a result of 4097 bytes gives result_too_large."""
     value = text_of_size(DEFAULT_BUDGET + 1, unit)
-    assert outcome(submission.call(scenario(returns(value)))) == (False, "result_too_large")
+    assert judged_outcome(submission, value) == "result_too_large"
 
 
-@pytest.mark.parametrize("value", [None, "", []], ids=["none", "empty_text", "empty_list"])
+@pytest.mark.parametrize("value", cases(SMALLEST))
 def test_zero_budget_rejects_every_value(submission, value):
     """With max_result_bytes 0, even the smallest result gives result_too_large."""
-    probe = scenario(returns(value), max_result_bytes=0)
-    assert outcome(submission.call(probe)) == (False, "result_too_large")
+    assert judged_outcome(submission, value, 0) == "result_too_large"
 
 
-def test_large_budget_accepts_large_value(submission):
-    """A large budget accepts a large result that fits it."""
-    value = {"rows": [{"n": n, "name": "é" * 10} for n in range(300)]}
-    probe = scenario(returns(value), max_result_bytes=encoded_size(value))
-    assert outcome(submission.call(probe)) == (True, None)
+@pytest.mark.parametrize(
+    "value", cases({"text": ("for a 1-byte result", 7), "pair": ("for a 2-byte result", "")})
+)
+def test_a_tiny_budget_is_measured_exactly(submission, value):
+    """A budget of a byte or two is measured like any other: the result fits exactly."""
+    assert judged_outcome(submission, value, encoded_size(value)) == "success"
+
+
+SIZES = {
+    "rows": ("for a 10 kB result under a budget of exactly its size", ROWS),
+    "megabytes": ("for a 2.2 MB result under a budget of exactly its size", LARGE),
+}
+
+
+@pytest.mark.parametrize("value", cases(SIZES))
+def test_large_budget_accepts_large_value(submission, value):
+    """A large budget is honoured as given: a large result of exactly that size succeeds."""
+    assert judged_outcome(submission, value, encoded_size(value)) == "success"
+
+
+def test_large_budget_is_measured_exactly(submission):
+    """A large result one byte over a large budget gives result_too_large."""
+    assert judged_outcome(submission, LARGE, encoded_size(LARGE) - 1) == "result_too_large"

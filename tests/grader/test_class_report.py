@@ -13,6 +13,7 @@ class Hidden(NamedTuple):
     test_id: str
     category: str
     description: str
+    case: str = ""
 
 
 HIDDEN = [
@@ -27,7 +28,7 @@ def grade_for(student, statuses, run_status="completed"):
     submission = Submission(student=student, path=f"{student}.py", kind="python", units=())
     outcomes = tuple(
         TestOutcome(test_id=t, category=c, status=s, description=d)
-        for (t, c, d), s in zip(HIDDEN, statuses, strict=True)
+        for (t, c, d, _), s in zip(HIDDEN, statuses, strict=True)
     )
     return score(RunResult(submission, outcomes, run_status), HIDDEN)
 

@@ -5,9 +5,11 @@ from types import SimpleNamespace
 
 import pytest
 
+from grader.gradescope import bundle_entries
 from grader.hidden.probes import MARKER
+from grader.job import HIDDEN_CONFIG, pytest_arguments
 from grader.model import CATEGORIES
-from grader.plugin import describe
+from grader.plugin import describe, direct_arguments
 from grader.run import hidden_tests
 
 
@@ -47,7 +49,7 @@ class FakeItem:
         self.categories = categories
 
     def iter_markers(self, name):
-        return [SimpleNamespace(args=(c,)) for c in self.categories]
+        return [SimpleNamespace(args=(c,)) for c in self.categories] if name == "category" else []
 
     def function(self):
         """Checks a thing."""
@@ -58,3 +60,35 @@ def test_a_test_without_exactly_one_category_is_flagged(categories):
     entry = describe(FakeItem(categories))
     assert entry["category"] == "uncategorised"
     assert entry["categories"] == categories
+
+
+def test_every_case_of_a_parametrized_test_is_named_in_a_students_words(catalogue):
+    for test in catalogue:
+        if "[" in test.test_id:
+            assert test.case.startswith(("for ", "when ", "after ")), test
+        assert "(2)" not in test.case and MARKER not in test.case, test
+    named = [(test.description, test.case) for test in catalogue]
+    assert len(named) == len(set(named)), "two tests would show the same name"
+
+
+def test_the_hidden_session_reads_its_own_config_file_everywhere():
+    arguments = pytest_arguments()
+    assert arguments[arguments.index("-c") + 1] == str(HIDDEN_CONFIG)
+    assert "hidden/pytest.ini" in HIDDEN_CONFIG.as_posix()
+    assert "grader/hidden/pytest.ini" in [name for name, _, _ in bundle_entries()]
+
+
+def test_a_hidden_test_that_asks_for_another_fixture_is_refused():
+    def test_uses_a_folder(submission, tmp_path):
+        """Uses a fixture the grading loop does not provide."""
+
+    item = SimpleNamespace(
+        nodeid="test_x.py::test_uses_a_folder",
+        fixturenames=["submission", "request", "tmp_path"],
+        obj=test_uses_a_folder,
+    )
+    with pytest.raises(pytest.UsageError, match="tmp_path"):
+        direct_arguments(item)
+    item.fixturenames = ["submission", "request"]
+    item.obj = lambda submission: None
+    assert direct_arguments(item) == ("submission",)

@@ -11,6 +11,7 @@ class Hidden(NamedTuple):
     test_id: str
     category: str
     description: str
+    case: str = ""
 
 
 HIDDEN = [
@@ -26,7 +27,7 @@ def grade_for(statuses, run_status="completed", reason="", problems=()):
     submission = Submission("ada", "ada", "lessons", units=(), problems=problems)
     outcomes = tuple(
         model.TestOutcome(test_id=t, category=c, status=s, description=d)
-        for (t, c, d), s in zip(HIDDEN, statuses, strict=False)
+        for (t, c, d, _), s in zip(HIDDEN, statuses, strict=False)
     )
     return score(RunResult(submission, outcomes, run_status, reason=reason), HIDDEN)
 
@@ -76,12 +77,29 @@ def test_the_html_page_escapes_what_it_shows():
     assert "<h3>redaction</h3>" in page
 
 
-def test_cases_of_one_test_are_counted_on_one_line():
+def test_the_failed_cases_of_one_test_are_named_on_one_line():
     submission = Submission("ada", "ada", "lessons", units=())
-    cases = [Hidden(f"envelope-id[{n}]", "envelope", "the id comes back unchanged") for n in "ab"]
+    words = {"a": "for the id 0", "b": 'for the id ""', "c": "for the id 7"}
+    cases = [
+        Hidden(f"envelope-id[{n}]", "envelope", "The id comes back unchanged.", words[n])
+        for n in "abc"
+    ]
+    statuses = {"a": "failed", "b": "failed", "c": "passed"}
     outcomes = tuple(
-        model.TestOutcome(t.test_id, t.category, "failed", t.description) for t in cases
+        model.TestOutcome(
+            t.test_id, t.category, statuses[t.test_id[-2]], t.description, case=t.case
+        )
+        for t in cases
     )
     text = markdown(score(RunResult(submission, outcomes, "completed"), cases))
-    assert text.count("the id comes back unchanged") == 1
-    assert "- the id comes back unchanged (failed in 2 cases)" in text
+    assert text.count("The id comes back unchanged") == 1
+    assert '- The id comes back unchanged — for the id 0; for the id "" (failed)' in text
+
+
+def test_a_test_that_stepped_aside_is_not_listed_as_work_to_do():
+    submission = Submission("ada", "ada", "lessons", units=())
+    cases = [Hidden("envelope-id", "envelope", "The id comes back unchanged.")]
+    outcomes = (model.TestOutcome("envelope-id", "envelope", model.NOT_JUDGED, "The id"),)
+    text = markdown(score(RunResult(submission, outcomes, "completed"), cases))
+    assert "The id" not in text.split("## What to work on")[1]
+    assert "0 of 0 (1 not judged here)" in text

@@ -13,6 +13,7 @@ class Hidden(NamedTuple):
     test_id: str
     category: str
     description: str
+    case: str = ""
 
 
 HIDDEN = [
@@ -31,7 +32,7 @@ def grade_for(student, statuses, run_status="completed", **submission_fields):
     submission = Submission(**{**submission.__dict__, **submission_fields})
     outcomes = tuple(
         model.TestOutcome(test_id=t, category=c, status=s, description=d, output="SECRET printed")
-        for (t, c, d), s in zip(HIDDEN, statuses, strict=False)
+        for (t, c, d, _), s in zip(HIDDEN, statuses, strict=False)
     )
     return score(RunResult(submission, outcomes, run_status, reason=""), HIDDEN)
 
@@ -59,11 +60,13 @@ def test_results_json_has_one_gradescope_test_per_hidden_test(tmp_path):
     assert document["score"] == grade.score
     tests = document["tests"]
     assert len(tests) == len(HIDDEN)
-    assert [t["tags"] for t in tests] == [[c] for _, c, _ in HIDDEN]
+    assert [t["tags"] for t in tests] == [[h.category] for h in HIDDEN]
     assert [t["status"] for t in tests] == ["passed", "failed", "passed", "failed"]
     assert [t["score"] for t in tests] == [5.0, 0.0, 10.0, 0.0]
     assert {t["visibility"] for t in tests} == {"visible"}
     assert len({t["name"] for t in tests}) == len(tests)
+    # Each category's tests are worth exactly its 10 points, in cents.
+    assert round(sum(t["max_score"] for t in tests), 2) == 10.0 * len({h.category for h in HIDDEN})
 
 
 def test_a_failed_test_output_names_the_lesson_step_and_never_the_printed_output(tmp_path):

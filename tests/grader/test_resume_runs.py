@@ -32,7 +32,7 @@ CLASS = (
     "buggy/error_codes/keyerror-is-not-found.py",
     "buggy/no_retry/dry-run-first.py",
     "buggy/ownership/shallow-copy-arguments.py",
-    "buggy/redaction/logs-with-f-string.py",
+    "buggy/error_codes/str-of-exception-logs-with-f-string.py",
     "buggy/unicode_boundary/counts-code-points.py",
     "buggy/vocabulary/allows-nan.py",
 )

@@ -1,10 +1,10 @@
-"""The score step shares each category's points equally among its hidden tests."""
+"""The score step shares each category's points among its judged hidden tests, in whole cents."""
 
 from typing import NamedTuple
 
 from grader import model
 from grader.model import CATEGORIES, POINTS_PER_CATEGORY, RunResult, Submission
-from grader.score import points_per_test, score
+from grader.score import points_of_tests, score, shares
 
 SUBMISSION = Submission(student="ada", path="ada.py", kind="python", units=())
 
@@ -13,6 +13,7 @@ class Hidden(NamedTuple):
     test_id: str
     category: str
     description: str
+    case: str = ""
 
 
 HIDDEN = [
@@ -34,7 +35,7 @@ def category(grade, name):
     return next(c for c in grade.categories if c.category == name)
 
 
-def test_a_category_earns_its_share_of_passed_tests_rounded_to_two_decimals():
+def test_a_category_earns_the_cents_of_its_passed_tests():
     outcomes = (
         outcome("envelope-1", "envelope", "passed"),
         outcome("envelope-2", "envelope", "failed"),
@@ -43,9 +44,10 @@ def test_a_category_earns_its_share_of_passed_tests_rounded_to_two_decimals():
     )
     grade = score(RunResult(SUBMISSION, outcomes, "completed"), HIDDEN)
     envelope = category(grade, "envelope")
-    assert (envelope.passed, envelope.total, envelope.points) == (1, 3, 3.33)
+    # 10 points in cents over three tests: 3.34, 3.33, 3.33; the first one passed.
+    assert (envelope.passed, envelope.total, envelope.points) == (1, 3, 3.34)
     assert category(grade, "error_codes").points == POINTS_PER_CATEGORY
-    assert grade.score == 13.33
+    assert grade.score == 13.34
     assert grade.max_score == POINTS_PER_CATEGORY * len(CATEGORIES)
 
 
@@ -58,7 +60,7 @@ def test_tests_a_stopped_run_never_reached_end_the_way_the_run_ended():
     run = RunResult(SUBMISSION, (outcome("envelope-1", "envelope", "passed"),), "timeout")
     grade = score(run, HIDDEN)
     assert [o.status for o in grade.run.outcomes] == ["passed", "timeout", "timeout", "timeout"]
-    assert [o.description for o in grade.run.outcomes][1:] == [d for _, _, d in HIDDEN][1:]
+    assert [o.description for o in grade.run.outcomes][1:] == [h.description for h in HIDDEN][1:]
 
 
 def test_an_unreadable_submission_scores_zero_with_every_test_listed_as_an_error():
@@ -68,10 +70,39 @@ def test_an_unreadable_submission_scores_zero_with_every_test_listed_as_an_error
     assert len(grade.run.outcomes) == len(HIDDEN)
 
 
-def test_one_test_is_worth_the_category_points_over_its_test_count():
-    grade = score(RunResult(SUBMISSION, (), "completed"), HIDDEN)
-    assert points_per_test(category(grade, "envelope")) == 3.33
-    assert points_per_test(category(grade, "vocabulary")) == 0.0
+def test_shares_are_whole_cents_that_add_up_exactly():
+    assert shares(1000, 3) == [334, 333, 333]
+    assert sum(shares(1000, 289)) == 1000
+    assert shares(1000, 0) == []
+
+
+def test_the_points_of_every_test_add_up_to_the_score():
+    statuses = ["passed", "failed", "passed"]
+    outcomes = tuple(
+        outcome(f"envelope-{n}", "envelope", status) for n, status in enumerate(statuses, 1)
+    )
+    grade = score(RunResult(SUBMISSION, outcomes, "completed"), HIDDEN)
+    points = points_of_tests(grade)
+    assert [worth for _, worth in points] == [3.34, 3.33, 3.33, 10.0]
+    assert round(sum(earned for earned, _ in points), 2) == grade.score == 6.67
+
+
+def test_a_test_that_stepped_aside_counts_neither_for_nor_against_its_category():
+    outcomes = (
+        outcome("envelope-1", "envelope", "passed"),
+        outcome("envelope-2", "envelope", model.NOT_JUDGED),
+        outcome("envelope-3", "envelope", "failed"),
+    )
+    grade = score(RunResult(SUBMISSION, outcomes, "completed"), HIDDEN)
+    envelope = category(grade, "envelope")
+    assert (envelope.passed, envelope.judged, envelope.total, envelope.points) == (1, 2, 3, 5.0)
+    assert [worth for _, worth in points_of_tests(grade)][:3] == [5.0, 0.0, 5.0]
+
+
+def test_a_category_with_no_judged_test_earns_nothing():
+    outcomes = tuple(outcome(f"envelope-{n}", "envelope", model.NOT_JUDGED) for n in range(1, 4))
+    grade = score(RunResult(SUBMISSION, outcomes, "completed"), HIDDEN)
+    assert category(grade, "envelope").points == 0.0
 
 
 def test_scoring_the_same_result_twice_gives_equal_grades():

@@ -71,6 +71,7 @@ class HiddenStop(BaseException):
 
 # Same name as the course class, but unrelated to it: only the class decides the code.
 LookalikeInputError = type("InvalidInputError", (Exception,), {"__module__": __name__})
+LookalikeMissingError = type("NotFoundError", (LookupError,), {"__module__": __name__})
 
 
 class Level(enum.IntEnum):

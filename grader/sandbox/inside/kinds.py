@@ -18,6 +18,7 @@ from grader.sandbox.inside.faults import (
     Items,
     Level,
     LookalikeInputError,
+    LookalikeMissingError,
     MissingKeyError,
     NotFoundError,
     PermissionDeniedError,
@@ -40,6 +41,8 @@ __builtins__ = dict(vars(builtins))
 _MRO = type.__dict__["__mro__"].__get__
 _HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement, so changeable
 _SET_CAUSE = BaseException.__dict__["__cause__"].__set__
+_SET_CONTEXT = BaseException.__dict__["__context__"].__set__
+_SET_ATTRIBUTE = object.__setattr__
 _HIGH = Level.HIGH
 _ORDERED_DICT = collections.OrderedDict
 _DEFAULT_DICT = collections.defaultdict
@@ -69,8 +72,20 @@ EXCEPTION_CLASSES = {
     "attribute_error": AttributeError,
     "stop_iteration": StopIteration,
     "plain_exception": Exception,
+    "not_implemented": NotImplementedError,
+    "os_error": OSError,
+    "connection_error": ConnectionError,
+    "timeout_error": TimeoutError,
+    "memory_error": MemoryError,
+    "module_not_found": ModuleNotFoundError,
+    "process_lookup": ProcessLookupError,
+    "index_error": IndexError,
+    "assertion_error": AssertionError,
+    "overflow_error": OverflowError,
+    "unicode_error": UnicodeError,
     "custom_exception": HiddenFaultError,
     "lookalike": LookalikeInputError,
+    "lookalike_not_found": LookalikeMissingError,
     "keyboard_interrupt": KeyboardInterrupt,
     "system_exit": SystemExit,
     "generator_exit": GeneratorExit,
@@ -88,6 +103,9 @@ def make_exception(kind, message):
         error = _instance(RuntimeError, message)
         _SET_CAUSE(error, _instance(InvalidInputError, message))
         return error
+    if kind in _WRAPPED:  # the code must come from the class alone, never from what it carries
+        cls, clue = _WRAPPED[kind]
+        return _with_clue(_instance(cls, message), clue)
     if kind == "with_notes":
         error = _instance(HiddenFaultError, "a tool failed")
         BaseException.add_note(error, message)
@@ -99,6 +117,33 @@ def make_exception(kind, message):
     if kind == "structured_args":
         return _instance(InvalidInputError, {"detail": message, "rows": [message]}, 42)
     return _instance(EXCEPTION_CLASSES[kind], message)
+
+
+# Exceptions that carry a misleading clue: (class, where the clue is).
+_WRAPPED = {
+    "code_attribute": (ValueError, "attribute"),
+    "course_code_attribute": (NotFoundError, "attribute"),
+    "caused_by_course": (ValueError, "cause"),
+    "course_caused_by_other": (PermissionDeniedError, "cause"),
+    "context_of_course": (KeyError, "context"),
+    "notes_spell_a_code": (RuntimeError, "notes"),
+    "course_notes_spell_a_code": (InvalidInputError, "notes"),
+}
+
+
+def _with_clue(error, clue):
+    """Give `error` a clue that names another code: an attribute, a cause, a context or a note."""
+    if clue == "attribute":
+        for name in ("code", "error", "error_code"):
+            _SET_ATTRIBUTE(error, name, "permission_denied")
+    elif clue == "cause":
+        _SET_CAUSE(error, _instance(NotFoundError, "the record was not found"))
+    elif clue == "context":
+        _SET_CONTEXT(error, _instance(InvalidInputError, "invalid_input"))
+    else:
+        for note in ("not_found", "code: permission_denied", "error=not_found", "[unknown_tool]"):
+            BaseException.add_note(error, note)
+    return error
 
 
 def _instance(cls, *args):
@@ -135,6 +180,10 @@ def build(recipe):
     if maker == "shared_list":
         shared = [1, "two", {"three": 3.0}]
         return {"first": shared, "second": shared}
+    if maker == "str_subclass_key":
+        return {str.__new__(Text, "key"): 1}
+    if maker == "str_subclass_top":
+        return str.__new__(Text, "text")
     if maker == "exception":
         return {"error": _instance(HiddenFaultError, recipe.get("message", ""))}
     return {"data": [_foreign(maker)]}

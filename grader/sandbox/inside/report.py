@@ -62,6 +62,7 @@ def _describe(records, released):
         "reused_object": any(_is_input(envelope, records) for envelope in envelopes),
         "same_envelope": len(envelopes) > 1 and envelopes[0] is envelopes[1],
         "value_shared": _value_shared(records),
+        "value_reused": _value_reused(envelopes),
     }
     observation["request_changed"] = observation["request_after"] != records.request_before
     observation["arguments_shared"] = records.arguments_shared
@@ -132,4 +133,17 @@ def _value_shared(records):
     for envelope in records.envelopes:
         if issubclass(type(envelope), dict) and held & _containers(dict.get(envelope, "value")):
             return True
+    return False
+
+
+def _value_reused(envelopes):
+    """Say whether two calls' values share a list or dict (a cache, a memo kept across calls)."""
+    seen = set()
+    for envelope in envelopes:
+        if not issubclass(type(envelope), dict):
+            continue
+        found = _containers(dict.get(envelope, "value"))
+        if seen & found:
+            return True
+        seen |= found
     return False

@@ -1,0 +1,134 @@
+"""The mutation analysis makes stable mutants, reads grades.csv right and fails on a survivor."""
+
+import json
+import re
+
+import pytest
+
+from tooling.mutation import cli
+from tooling.mutation.classify import (
+    Equivalent,
+    MutationError,
+    judge_all,
+    load_equivalents,
+    parse_grades,
+)
+from tooling.mutation.generate import generate_mutants
+from tooling.mutation.report import summarize
+
+SAMPLE = '''"""A sample module: only the function body may be mutated."""
+
+import math
+
+LIMIT = 5
+
+
+def double(x):
+    """Return twice x."""
+    return x * 2
+'''
+# Another function before `double`, which moves it down the file.
+SHIFTED = SAMPLE.replace("\n\ndef double", "\n\ndef half(x):\n    return x / 2\n\n\ndef double")
+CATEGORIES = ["envelope", "error_codes", "ownership"]
+GRADES = """student,score,max_score,envelope,error_codes,ownership,status
+double-aaaaaaaa,30.00,30.00,10.00,10.00,10.00,completed
+double-bbbbbbbb,29.00,30.00,10.00,10.00,9.00,completed
+double-cccccccc,30.00,30.00,10.00,10.00,10.00,timeout
+"""
+
+
+def test_sample_function_gives_mutmut_mutants_of_its_body_only_with_stable_ids():
+    mutants = generate_mutants(SAMPLE)
+
+    # mutmut would also mutate `LIMIT = 5` and `5`; module-level code and docstrings are left.
+    assert [(m.function, m.line, m.diff) for m in mutants] == [
+        ("double", 10, "return x * 2 -> return x / 2"),
+        ("double", 10, "return x * 2 -> return x * 3"),
+    ]
+    assert all(re.fullmatch(r"double-[0-9a-f]{8}", m.id) for m in mutants)
+    assert len({m.id for m in mutants}) == 2
+    assert [m.id for m in generate_mutants(SAMPLE)] == [m.id for m in mutants]
+    assert mutants[0].source == SAMPLE.replace("x * 2", "x / 2")
+
+
+def test_ids_do_not_move_when_other_code_moves_the_function():
+    before = {m.diff: m.id for m in generate_mutants(SAMPLE)}
+    after = {m.diff: (m.id, m.line) for m in generate_mutants(SHIFTED) if m.function == "double"}
+
+    assert {diff: mutant_id for diff, (mutant_id, _) in after.items()} == before
+    assert {line for _, line in after.values()} == {14}
+
+
+def test_full_marks_survive_a_lost_point_or_an_unfinished_run_kills():
+    rows = parse_grades(GRADES)
+    verdicts = judge_all(rows, list(rows))
+
+    assert not verdicts["double-aaaaaaaa"].killed
+    assert verdicts["double-bbbbbbbb"].killed
+    assert verdicts["double-bbbbbbbb"].lost == ("ownership",)
+    assert verdicts["double-cccccccc"].killed
+    assert verdicts["double-cccccccc"].lost == ()
+    with pytest.raises(MutationError, match="no row for 1 mutant"):
+        judge_all(rows, ["double-dddddddd"])
+
+
+def test_summary_counts_equivalents_out_of_the_score_and_names_the_rest():
+    mutants = generate_mutants(SAMPLE)
+    divide, plus_one = mutants
+    rows = parse_grades(
+        GRADES.replace("aaaaaaaa", divide.id[-8:]).replace("bbbbbbbb", plus_one.id[-8:])
+    )
+    verdicts = judge_all(rows, [m.id for m in mutants])
+    recorded = {divide.id: Equivalent(divide.id, divide.diff, "a sample reason")}
+
+    with_entry = summarize(mutants, verdicts, recorded, CATEGORIES)
+    without = summarize(mutants, verdicts, {}, CATEGORIES)
+    stale = summarize(mutants, verdicts, {**recorded, "gone-12345678": recorded[divide.id]}, [])
+
+    assert (with_entry.total, with_entry.killed, with_entry.survived) == (2, 1, 1)
+    assert with_entry.equivalent == 1 and with_entry.mutation_score == 1.0
+    assert with_entry.unexplained == [] and with_entry.warnings == []
+    assert with_entry.killed_by_category == {"envelope": 0, "error_codes": 0, "ownership": 1}
+    assert without.mutation_score == 0.5
+    assert [s.id for s in without.unexplained] == [divide.id]
+    assert any("gone-12345678" in warning for warning in stale.warnings)
+
+
+def test_committed_equivalents_name_real_mutants_of_the_reference():
+    recorded = load_equivalents(cli.EQUIVALENTS)
+    mutants = {m.id: m for m in generate_mutants(cli.REFERENCE.read_text(encoding="utf-8"))}
+
+    for mutant_id, entry in recorded.items():
+        assert mutant_id in mutants, f"{mutant_id} is no longer a mutant of the reference"
+        assert entry.diff == mutants[mutant_id].diff, mutant_id
+
+
+def test_equivalents_file_must_give_id_diff_and_why(tmp_path):
+    path = tmp_path / "equivalent.toml"
+    path.write_text('[[equivalent]]\nid = "double-1"\ndiff = "a -> b"\n', encoding="utf-8")
+
+    with pytest.raises(MutationError, match="non-empty why"):
+        load_equivalents(path)
+
+
+def test_two_real_mutants_graded_in_one_batch(tmp_path, capsys):
+    mutants = generate_mutants(cli.REFERENCE.read_text(encoding="utf-8"))
+    # One mutant the byte-budget tests must kill, one that cannot change behaviour.
+    off_by_one = next(m for m in mutants if m.diff.endswith("if size >= max_result_bytes:"))
+    none_for_false = next(m for m in mutants if "ensure_ascii=None" in m.diff)
+    empty = tmp_path / "none-recorded.toml"
+    empty.write_text("", encoding="utf-8")
+    report = tmp_path / "report.json"
+    argv = ["--only", off_by_one.id, "--only", none_for_false.id, "--report", str(report)]
+    argv += ["--equivalents", str(empty), "--work", str(tmp_path / "work")]
+
+    exit_code = cli.main(argv)
+
+    assert exit_code == 1, capsys.readouterr()
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert (data["total"], data["killed"], data["survived"]) == (2, 1, 1)
+    assert data["unexplained"] == [none_for_false.id]
+    assert data["killed_mutants"][0]["lost"] == ["unicode_boundary"]
+    written = sorted(p.stem for p in (tmp_path / "work" / "submissions").glob("*.py"))
+    assert written == sorted([cli.BASELINE, off_by_one.id, none_for_false.id])
+    assert none_for_false.id in capsys.readouterr().out

@@ -25,8 +25,8 @@ def text_of_size(size, unit="a"):
     return unit * count + "b" * rest
 
 
-ROWS = {"rows": [{"n": n, "name": "é" * 10} for n in range(300)]}
-LARGE = ["a" * 200] * 11_000  # 2.2 MB: beyond a 1 MiB or 2 MiB cap of a submission's own
+ROWS = {"rows": [{"n": n, "name": "é" * 10} for n in range(100)]}
+LARGE = ["a" * 100_000] * 11  # 1.1 MB: beyond a 1 MiB cap of a submission's own
 ROSTER = {"team": "blue", "members": [{"name": "Ada", "shifts": ["mon", "tue"]}]}
 ROWS_AND_NEXT = {"rows": [{"id": 1, "tags": ["x"]}], "next": [2]}
 NESTED_ARGUMENTS = {"filter": {"tags": ["a", "b"], "range": {"low": 1, "high": 2.5}}}
@@ -152,8 +152,7 @@ ACCEPTED |= {
     for name, unit in UNITS.items()
 }
 ACCEPTED |= {
-    "rows": ("for 300 rows of accented text", ROWS),
-    "large": ("for a 2.2 MB list of strings", LARGE),
+    "rows": ("for 100 rows of accented text", ROWS),
     "roster": ("for a roster of members and shifts", ROSTER),
     "rows_and_next": ("for rows with tags and a next page", ROWS_AND_NEXT),
     "nested_arguments": ("for nested filters, as a tool's arguments", NESTED_ARGUMENTS),

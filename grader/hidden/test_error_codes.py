@@ -8,6 +8,8 @@ here too: whatever a handler returns or raises, invoke_tool returns an envelope.
 import pytest
 
 from grader.hidden.probes import (
+    DEFAULT,
+    ROOMY,
     cases,
     code_of,
     describe_raise,
@@ -224,14 +226,15 @@ def test_exception_without_message_still_has_its_code(submission, kind):
 @pytest.mark.parametrize("handler", cases(BAD_RESULTS))
 def test_a_result_that_cannot_be_encoded_never_escapes(submission, handler):
     """Whatever a handler returns, invoke_tool returns an envelope instead of raising."""
-    observation = submission.call(scenario(handler, max_result_bytes=50))
+    budget = 50 if handler is BAD_RESULTS["outside_and_too_large"][1] else DEFAULT
+    observation = submission.call(scenario(handler, max_result_bytes=budget))
     assert observation.envelope is not None, describe_raise(observation)
 
 
 @pytest.mark.parametrize("handler", cases(GOOD_RESULTS))
 def test_an_accepted_result_never_makes_invoke_tool_raise(submission, handler):
     """A result inside the vocabulary, large or small, gives an envelope, never an exception."""
-    observation = submission.call(scenario(handler, max_result_bytes=10**7))
+    observation = submission.call(scenario(handler, max_result_bytes=ROOMY))
     assert observation.envelope is not None, describe_raise(observation)
 
 

@@ -144,3 +144,17 @@ def test_ctypes_cannot_be_imported_and_trying_costs_nothing(isolation):
         "    return envelope\n"
     )
     assert outcome(isolation, probe).envelope["value"] == "unavailable"
+
+
+def test_a_scenario_asked_again_is_answered_from_the_first_run(isolation):
+    printing = TEMPLATE.replace("CHEAT", "print('ran')")
+    session = session_for(isolation, printing)
+    try:
+        first = session.call(scenario(returns({"n": 1})))
+        assert session.take_output().count("ran") == 1
+        again = session.call(scenario(returns({"n": 1})))
+        assert again is first and "ran" not in session.take_output()
+        other = session.call(scenario(returns({"n": 2})))
+        assert other is not first and session.take_output().count("ran") == 1
+    finally:
+        session.stop()

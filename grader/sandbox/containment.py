@@ -16,6 +16,7 @@ root, the worker switches to a user id of its own before any student code runs, 
 limits (memory, processor time, processes, file size, open files) hold it in.
 """
 
+import compileall
 import fcntl
 import os
 import shutil
@@ -81,6 +82,10 @@ def prepare_runtime(folder):
     for name in RUNTIME_FILES:
         (runtime / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(PROJECT / name, runtime / name)
+    # Compiled once here, so that no worker recompiles the runtime from source at every start
+    # (it cannot write its own bytecode: the folder is read-only to it). Only what was copied is
+    # compiled, from the copies themselves.
+    compileall.compile_dir(runtime, quiet=1, workers=1)
     for place in (Path(folder), *runtime.rglob("*"), runtime):
         place.chmod(0o755 if place.is_dir() else 0o644)
     return runtime

@@ -1,5 +1,6 @@
 """A worker sees only its runtime folder and scratch folder, has no network, and is not root."""
 
+import importlib.util
 import os
 import socket
 import tempfile
@@ -188,3 +189,13 @@ def test_each_worker_runs_in_a_cgroup_of_its_own_that_is_removed_with_it(isolati
     finally:
         session.stop()
     assert not any(path.exists() for path in group.paths.values())
+
+
+def test_the_runtime_copy_carries_bytecode_so_no_worker_compiles_it(tmp_path):
+    runtime = prepare_runtime(tmp_path)
+    sources = sorted(runtime.rglob("*.py"))
+    assert sources
+    for source in sources:
+        compiled = Path(importlib.util.cache_from_source(str(source)))
+        assert compiled.is_file(), source
+        assert oct(compiled.stat().st_mode & 0o777) == oct(0o644)

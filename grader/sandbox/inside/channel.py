@@ -9,7 +9,7 @@ labels the test `forbidden`. Everything used here is bound before student code r
 
 import builtins
 import os
-from _json import encode_basestring_ascii
+from _json import encode_basestring_ascii, make_encoder
 
 from grader.sandbox.inside.picture import type_name
 
@@ -26,23 +26,19 @@ _write = os.write
 _scan = __import__("json").JSONDecoder().scan_once
 
 
+def _refuse(value):
+    raise TypeError(f"cannot report a {type_name(type(value))}")
+
+
+# The C encoder itself, bound before student code runs: a submission that patches `json` cannot
+# reach it. No cycle markers (the guard's reports are trees of bounded depth), ASCII only, the
+# compact separators; anything but plain data is refused.
+_encode = make_encoder(None, _refuse, encode_basestring_ascii, None, ":", ",", False, False, False)
+
+
 def dumps(value):
     """Return JSON text for plain data (dict, list, str, int, bool, None), ASCII only."""
-    kind = type(value)
-    if kind is str:
-        return encode_basestring_ascii(value)
-    if value is None:
-        return "null"
-    if kind is bool:
-        return "true" if value else "false"
-    if kind is int:
-        return int.__repr__(value)
-    if kind is list:
-        return "[" + ",".join([dumps(item) for item in value]) + "]"
-    if kind is dict:
-        pairs = [encode_basestring_ascii(key) + ":" + dumps(item) for key, item in value.items()]
-        return "{" + ",".join(pairs) + "}"
-    raise TypeError(f"cannot report a {type_name(kind)}")
+    return "".join(_encode(value, 0))
 
 
 class Channel:

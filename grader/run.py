@@ -131,11 +131,21 @@ class _Batch:
             self.on_result(result)
 
     def deliver_ready(self):
-        """Deliver the result of every pending submission whose result file has been written."""
-        for index in sorted(self.pending):
-            path = self.folder / "results" / f"{index}.json"
-            if path.exists():
-                self.deliver(index, _read_result(self.submissions[index], path, self.note))
+        """Deliver the result of every pending submission whose result file has been written.
+
+        A job grades its submissions in order, so only each job's next one is looked for: one
+        file check per job per poll, however large the class.
+        """
+        for job in self.jobs:
+            indexes = job["indexes"]
+            while job["next"] < len(indexes):
+                index = indexes[job["next"]]
+                path = self.folder / "results" / f"{index}.json"
+                if index in self.pending:
+                    if not path.exists():
+                        break
+                    self.deliver(index, _read_result(self.submissions[index], path, self.note))
+                job["next"] += 1
 
     def end(self, job):
         """Deal once with an ended job: its ungraded submissions are lost, and a failure noted."""
@@ -232,7 +242,14 @@ def _start_jobs(submissions, settings, folder):
         log = folder / f"job-{number}.log"
         process = _run_job(arguments, log)
         jobs.append(
-            {"number": number, "indexes": indexes, "process": process, "log": log, "ended": False}
+            {
+                "number": number,
+                "indexes": indexes,
+                "next": 0,  # position in `indexes` of the first result not yet delivered
+                "process": process,
+                "log": log,
+                "ended": False,
+            }
         )
     return jobs
 

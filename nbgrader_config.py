@@ -1,8 +1,12 @@
 """nbgrader set-up for the course: `solutions/` is the instructor source, `lessons/` the release."""
 
+import os
+
 c = get_config()  # noqa: F821 - nbgrader injects get_config when it loads this file
 
-c.CourseDirectory.root = "."
+# Absolute, so nbgrader does not warn "root '.' is not absolute" on every command; traitlets sets
+# __file__ to this file while it loads it.
+c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
 c.CourseDirectory.source_directory = "solutions"
 c.CourseDirectory.release_directory = "lessons"
 

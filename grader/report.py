@@ -26,12 +26,22 @@ def write_atomically(path, text):
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        # mkstemp makes the file private (0600); a report is an ordinary file, made as open()
+        # would make it, so the instructor's umask decides who may read it.
+        os.fchmod(handle, 0o666 & ~_umask())
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
             stream.write(text)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _umask():
+    """Return the process's umask (reading it means setting it, so it is put straight back)."""
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask
 
 
 def grades_csv(grades):

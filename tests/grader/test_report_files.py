@@ -2,6 +2,7 @@
 
 import csv
 import json
+import os
 from typing import NamedTuple
 
 from grader import model, report
@@ -118,3 +119,18 @@ def test_the_summary_says_what_to_do_next():
     assert "Every hidden test passed" in perfect["output"]
     assert "revisit" in partial["output"]
     assert "stopped early" in stopped["output"]
+
+
+def test_report_files_follow_the_umask_like_any_file_the_instructor_makes(tmp_path):
+    before = os.umask(0o022)
+    try:
+        report.write_student(grade_for("ada", ["passed"] * 4), tmp_path)
+        report.write_grades([grade_for("ada", ["passed"] * 4)], tmp_path)
+        os.umask(0o077)
+        report.write_grades([grade_for("ada", ["passed"] * 4)], tmp_path / "private")
+    finally:
+        os.umask(before)
+    modes = {path.name: path.stat().st_mode & 0o777 for path in tmp_path.rglob("*.*")}
+    assert modes["results.json"] == modes["feedback.html"] == 0o644
+    assert (tmp_path / "grades.csv").stat().st_mode & 0o777 == 0o644
+    assert (tmp_path / "private" / "grades.csv").stat().st_mode & 0o777 == 0o600

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.feedback import STATUS_WORDS, format_points
-from grader.model import CATEGORIES, RunResult
+from grader.model import CATEGORIES, STOPPED_STATUSES, RunResult
 from grader.report import write_atomically
 from grader.score import score
 
@@ -23,7 +23,6 @@ REPORT_FILE = "report.html"
 SCORE_BINS = 7
 MOST_FAILED_SHOWN = 10
 # Test statuses that mean the student's code did not finish, rather than answered wrongly.
-STOPPED_STATUSES = ("timeout", "crash", "memory", "output_limit")
 UNSHOWABLE_REASON = "The grader could not show this result in the class report."
 
 # Chart geometry, in SVG user units.

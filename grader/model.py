@@ -30,6 +30,10 @@ TEST_STATUSES = (
     "not_judged",
 )
 NOT_JUDGED = "not_judged"
+# How a submission's run as a whole ended (RunResult.status).
+RUN_STATUSES = ("completed", "timeout", "crash", "error", "unreadable")
+# Test statuses that say the code stopped before it could answer, for the class report.
+STOPPED_STATUSES = ("timeout", "crash", "memory", "output_limit")
 
 
 class NotJudged(Exception):
@@ -80,7 +84,7 @@ class RunResult:
 
     submission: Submission
     outcomes: tuple[TestOutcome, ...]
-    status: str  # "completed", "timeout", "crash", "error" or "unreadable"
+    status: str  # one of RUN_STATUSES
     reason: str = ""  # in a student's words, when status is not "completed"
 
 

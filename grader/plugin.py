@@ -10,12 +10,11 @@ import inspect
 
 import pytest
 
-from grader.model import NOT_JUDGED, NotJudged
+from grader.model import NOT_JUDGED, RUN_STATUSES, NotJudged
 from grader.sandbox.client import SandboxProblem
 from grader.sandbox.session import LoadFailure, SubmissionSession
 
 PLUGIN_KEY = pytest.StashKey()
-RUN_STATUSES = ("completed", "timeout", "crash", "error", "unreadable")
 
 
 def describe(item):

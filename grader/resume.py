@@ -18,7 +18,7 @@ import sys
 from dataclasses import asdict, fields
 from pathlib import Path
 
-from grader.model import TEST_STATUSES, RunResult, TestOutcome
+from grader.model import RUN_STATUSES, TEST_STATUSES, RunResult, TestOutcome
 from grader.report import write_atomically
 from grader.sandbox.containment import RUNTIME_FILES, RUNTIME_FOLDERS
 
@@ -43,7 +43,6 @@ VERDICT_SOURCES = (
     "grader/load.py",
     "grader/discover.py",
 )
-RUN_STATUSES = ("completed", "timeout", "crash", "error", "unreadable")
 # Settings that decide how fast a run goes, never what it finds.
 SPEED_SETTINGS = ("jobs",)
 ISOLATION_VARIABLE = "GRADER_ISOLATION"  # as grader.sandbox.containment reads it

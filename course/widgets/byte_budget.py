@@ -96,13 +96,38 @@ def verdict_line(budget_error, json_text, budget, size):
     except Exception as error:
         return f"Your budget_error raised {type(error).__name__}: {safe_text(error)}"
     measured = "this text" if size is None else f"{size} bytes"
+    known = {None, "result_too_large", "invalid_result"}
+    if verdict not in known or type(verdict) not in (type(None), str):
+        return f"Your budget_error returned {show(verdict)}, which is not a verdict of this step."
+    expected = contract_verdict(size, budget)
+    if verdict != expected:
+        return mismatch_line(verdict, expected, measured, budget)
     if verdict is None:
         return f"✓ fits: {measured} within a budget of {budget}"
     if verdict == "result_too_large":
         return f"✗ result_too_large: {measured}, over the budget of {budget}"
-    if verdict == "invalid_result":
-        return "✗ invalid_result: a lone surrogate cannot be encoded as UTF-8"
-    return f"Your budget_error returned {show(verdict)}, which is not a verdict of this step."
+    return "✗ invalid_result: a lone surrogate cannot be encoded as UTF-8"
+
+
+def contract_verdict(size, budget):
+    """Return what budget_error must answer for a text of `size` UTF-8 bytes (None: unencodable)."""
+    if size is None:
+        return "invalid_result"
+    return "result_too_large" if size > budget else None
+
+
+def mismatch_line(verdict, expected, measured, budget):
+    """Say, without praise, that the student's verdict is not the contract's."""
+    said = "it fits" if verdict is None else verdict
+    right = {
+        None: f"{measured} fits a budget of {budget} (a size equal to the budget fits)",
+        "result_too_large": f"{measured} is more than the budget of {budget}",
+        "invalid_result": "this text cannot be encoded as UTF-8 at all",
+    }[expected]
+    return (
+        f"⚠ Your budget_error says {said}, but {right}. Count the UTF-8 bytes of the whole "
+        "JSON text, quotes included."
+    )
 
 
 def _html(css_class):

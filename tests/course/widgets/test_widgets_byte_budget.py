@@ -109,3 +109,18 @@ def test_a_buggy_budget_error_is_reported_not_raised():
     assert "raised ZeroDivisionError" in found["budget-verdict"].value
     found["budget-slider"].value = 3
     assert "budget 3" in found["budget-size"].value
+
+
+def counts_code_points(text, max_result_bytes):
+    """A buggy budget_error: characters instead of UTF-8 bytes."""
+    return "result_too_large" if len(text) > max_result_bytes else None
+
+
+def test_a_buggy_budget_error_is_never_praised():
+    found = parts(byte_budget_explorer(encode_json, counts_code_points))
+    found["budget-slider"].value = 7  # "東京" is 4 characters but 8 bytes
+    verdict = found["budget-verdict"].value
+    assert "✓" not in verdict and "says it fits" in verdict
+    assert "8 bytes is more than the budget of 7" in verdict
+    found["budget-slider"].value = 8
+    assert "✓ fits" in found["budget-verdict"].value  # right by accident here, and so shown

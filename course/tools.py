@@ -1,4 +1,4 @@
-"""Example tool handlers built on the small records in fixtures/records, used by the lessons.
+"""Example tool handlers built on the small records in course/records, used by the lessons.
 
 Each handler takes one positional dict of arguments, as CONTRACT.md says a handler does. Some
 succeed, and some fail on purpose so a lesson can show each failure code: a lookup that finds
@@ -11,7 +11,8 @@ from pathlib import Path
 
 from course.supplied import InvalidInputError, NotFoundError, PermissionDeniedError
 
-RECORDS_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "records"
+# Package data, so a normal (non-editable) install of the course still finds them.
+RECORDS_DIR = Path(__file__).resolve().parent / "records"
 
 # A string that stands for private context (a host name, a secret, a row of someone's data).
 # If it ever shows up in an envelope, exception text has leaked to the model.

@@ -47,10 +47,6 @@ def build_handout(folder=DEFAULT_FOLDER, *, lessons_dir=LESSONS_DIR):
     for notebook in sorted(lessons.glob("*.ipynb")):
         shutil.copy2(notebook, target_lessons / notebook.name)
     shutil.copytree(REPO_ROOT / "course", folder / "course", ignore=IGNORED)
-    records = folder / "fixtures" / "records"
-    records.mkdir(parents=True)
-    for record in sorted((REPO_ROOT / "fixtures" / "records").glob("*.json")):
-        shutil.copy2(record, records / record.name)
     requirements = "\n".join(pinned_requirements()) + "\n"
     (folder / "requirements.txt").write_text(requirements, encoding="utf-8")
     shutil.copy2(STUDENT_FILES / "pyproject.toml", folder / "pyproject.toml")

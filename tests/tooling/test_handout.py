@@ -57,8 +57,10 @@ def test_handout_holds_every_lesson_the_supplied_code_and_the_records(handout):
     for source in (REPO_ROOT / "course").rglob("*"):
         if source.is_file() and "__pycache__" not in source.parts:
             assert source.relative_to(REPO_ROOT).as_posix() in files
-    for record in (REPO_ROOT / "fixtures" / "records").glob("*.json"):
-        assert f"fixtures/records/{record.name}" in files
+    records = sorted((REPO_ROOT / "course" / "records").glob("*.json"))
+    assert records, "the example records are missing"
+    for record in records:
+        assert f"course/records/{record.name}" in files
     assert {"README.md", "requirements.txt", "pyproject.toml"} <= files
 
 

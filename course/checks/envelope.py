@@ -6,6 +6,7 @@ from course.supplied import FAILURE_CODES as CODES
 ENVELOPE_KEYS = {"id", "ok", "value", "error"}
 FALSY_VALUES = (None, False, 0, "", [], {})
 OK_HINT = "\n'ok' must be the bool True or False, not 1, 0 or another true-looking value."
+OK_WAY_HINT = "\n'ok' says which way the call went: True for a success (error None), else False."
 
 
 def _typed(value):
@@ -25,13 +26,18 @@ def _envelope_problem(envelope, expected):
     for key in ("id", "ok", "value", "error"):
         got, want = envelope[key], expected[key]
         if type(got) is not type(want) or got != want:
-            why = OK_HINT if key == "ok" else ""
+            why = _ok_hint(got) if key == "ok" else ""
             return (
                 f"Expected {show(expected)}.\n"
                 f"Got {show(envelope)}: its '{key}' is {_typed(got)}, "
                 f"where {_typed(want)} was expected.{why}"
             )
     return None
+
+
+def _ok_hint(got):
+    """Return the hint for a wrong 'ok': its type when it is no bool, else its direction."""
+    return OK_WAY_HINT if type(got) is bool else OK_HINT
 
 
 def _success(request_id, value):

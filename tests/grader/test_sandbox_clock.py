@@ -19,7 +19,7 @@ import pytest
 from grader.hidden.probes import returns, scenario
 from grader.model import CodeUnit
 from grader.sandbox import cgroups, clock
-from grader.sandbox.client import REAP_SECONDS, SandboxProblem
+from grader.sandbox.client import SandboxProblem
 from grader.sandbox.containment import choose_isolation, describe, prepare_runtime
 from grader.sandbox.session import Limits, SubmissionSession
 
@@ -200,9 +200,9 @@ def test_code_that_computes_past_its_limit_on_a_crowded_processor_still_times_ou
     status, wall, charged = timed(isolation, burning(TEST_LIMIT * 3))
     assert status == "timeout"
     assert charged >= TEST_LIMIT
-    # Stopping the worker waits up to REAP_SECONDS for children to end, and the spinning
-    # neighbours are this process's children: that wait is the test's, not the student's.
-    assert wall <= TEST_LIMIT * clock.WALL_FACTOR + REAP_SECONDS + 2 * clock.POLL_SECONDS
+    # Charged its processor time, well under the wall time the crowd made it take (the
+    # wall-clock backstop itself is checked on the made-up clock above).
+    assert charged < wall / 2
 
 
 def test_code_that_sleeps_past_its_limit_times_out_at_its_limit(isolation):

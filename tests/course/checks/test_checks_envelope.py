@@ -55,6 +55,17 @@ def test_ok_given_as_an_int_is_caught_with_a_hint_about_bools():
     assert "must be the bool True or False" in message
 
 
+def test_ok_the_wrong_way_round_gets_a_hint_about_its_direction_not_its_type():
+    def make_envelope(request_id, *, value=None, error=None):
+        ok = error is not None  # the wrong way round, but a real bool
+        return {"id": request_id, "ok": ok, "value": value, "error": error}
+
+    message = failure_of(make_envelope)
+    assert "'ok' is False (bool)" in message
+    assert "must be the bool" not in message
+    assert "True for a success" in message
+
+
 def test_replacing_a_falsy_id_is_caught():
     def make_envelope(request_id, *, value=None, error=None):
         request_id = request_id or "unknown"

@@ -7,7 +7,7 @@ without a Markdown library.
 import html
 
 from grader import hints
-from grader.model import CATEGORIES, NOT_JUDGED
+from grader.model import CATEGORIES, SETTLED
 
 # How the feedback page words each test status.
 STATUS_WORDS = {
@@ -23,9 +23,6 @@ STATUS_WORDS = {
 }
 
 CASES_SHOWN = 6  # failed cases named per test before "and N more"
-
-# Statuses that say nothing is wrong with the code in this test's own category.
-SETTLED = ("passed", NOT_JUDGED)
 
 NOT_COMPLETED = (
     "Grading stopped early, for the reason given at the top of this page, and the tests it "
@@ -104,26 +101,23 @@ def _failure_lines(outcomes):
             cases.append(outcome.case)
         statuses.append(outcome.status)
     return [
-        f"{description.rstrip('.') if cases else description}{_cases_text(cases)} "
-        f"({', '.join(dict.fromkeys(map(_words, statuses)))})"
+        f"{_with_cases(description, cases)} ({', '.join(dict.fromkeys(map(_words, statuses)))})"
         for description, (cases, statuses) in tests.items()
     ]
 
 
-def _cases_text(cases, shown=CASES_SHOWN):
-    """Return " — for the id 0; for the id 1" naming the failed cases, the first few of them."""
+def _with_cases(description, cases, shown=CASES_SHOWN):
+    """Return "The sentence — for the id 0; for the id 1", naming the first few cases."""
     if not cases:
-        return ""
+        return description
     listed = "; ".join(cases[:shown])
     more = f"; and {len(cases) - shown} more" if len(cases) > shown else ""
-    return f" — {listed}{more}"
+    return f"{description.rstrip('.')} — {listed}{more}"
 
 
 def case_title(outcome):
     """Return what a report calls one test: its sentence, and which case it is."""
-    if not outcome.case:
-        return outcome.description
-    return f"{outcome.description.rstrip('.')} — {outcome.case}"
+    return _with_cases(outcome.description, [outcome.case] if outcome.case else [])
 
 
 def _words(status):

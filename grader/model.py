@@ -30,6 +30,8 @@ TEST_STATUSES = (
     "not_judged",
 )
 NOT_JUDGED = "not_judged"
+# Test statuses that say nothing is wrong with the code in the test's own category.
+SETTLED = ("passed", NOT_JUDGED)
 # How a submission's run as a whole ended (RunResult.status).
 RUN_STATUSES = ("completed", "timeout", "crash", "error", "unreadable")
 # Test statuses that say the code stopped before it could answer, for the class report.

@@ -22,7 +22,7 @@ from grader import run
 from grader.discover import Found
 from grader.feedback import case_title
 from grader.load import load
-from grader.model import CATEGORIES, NOT_JUDGED, POINTS_PER_CATEGORY, RunResult
+from grader.model import CATEGORIES, POINTS_PER_CATEGORY, SETTLED, RunResult
 from grader.score import score
 
 GRADE_ID_PREFIX = "grade-"
@@ -87,7 +87,7 @@ def category_report(grade, category):
     missed = (
         case_title(outcome)
         for outcome in grade.run.outcomes
-        if outcome.category == category and outcome.status not in ("passed", NOT_JUDGED)
+        if outcome.category == category and outcome.status not in SETTLED
     )
     lines += [f"Not yet: {description}" for description in dict.fromkeys(missed)]
     return "\n".join(lines) + "\n", result.points

@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 from grader import feedback, hints
-from grader.model import CATEGORIES, NOT_JUDGED
+from grader.model import CATEGORIES, SETTLED
 from grader.score import points_of_tests
 
 GRADES_FILE = "grades.csv"
@@ -72,7 +72,7 @@ def results_json(grade, course=None):
             "name": name,
             "score": earned,
             "max_score": worth,
-            "status": "failed" if outcome.status not in ("passed", NOT_JUDGED) else "passed",
+            "status": "passed" if outcome.status in SETTLED else "failed",
             "tags": [outcome.category],
             "visibility": "visible",
             "output": hints.outcome_hint(outcome, completed, course),

@@ -62,11 +62,9 @@ def shares(total_cents, count):
 def _category_score(category, outcomes):
     tests = [outcome for outcome in outcomes if outcome.category == category]
     judged = [outcome for outcome in tests if outcome.status != NOT_JUDGED]
-    cents = iter(shares(POINTS_PER_CATEGORY * CENTS, len(judged)))
-    worth = tuple(0.0 if o.status == NOT_JUDGED else next(cents) / CENTS for o in tests)
-    earned = sum(
-        round(w * CENTS) for w, o in zip(worth, tests, strict=True) if o.status == "passed"
-    )
+    judged_cents = iter(shares(POINTS_PER_CATEGORY * CENTS, len(judged)))
+    cents = [0 if o.status == NOT_JUDGED else next(judged_cents) for o in tests]
+    earned = sum(c for c, o in zip(cents, tests, strict=True) if o.status == "passed")
     return CategoryScore(
         category=category,
         passed=sum(outcome.status == "passed" for outcome in tests),
@@ -74,7 +72,7 @@ def _category_score(category, outcomes):
         points=earned / CENTS,
         max_points=float(POINTS_PER_CATEGORY),
         judged=len(judged),
-        worth=worth,
+        worth=tuple(c / CENTS for c in cents),
     )
 
 

@@ -184,6 +184,4 @@ def value_of(observation):
     """
     if observation.envelope is None:
         return describe_raise(observation)
-    if not isinstance(observation.envelope, dict) or "value" not in observation.envelope:
-        return "<no value field>"
-    return observation.envelope["value"]
+    return observation.field("value")

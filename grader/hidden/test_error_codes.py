@@ -8,7 +8,6 @@ here too: whatever a handler returns or raises, invoke_tool returns an envelope.
 import pytest
 
 from grader.hidden.probes import (
-    DEFAULT,
     ROOMY,
     cases,
     code_of,
@@ -142,14 +141,18 @@ UNKNOWN_TOOLS = {
 }
 # Results that cannot cross the boundary: invoke_tool must return an envelope for each. They are
 # every value the vocabulary category refuses, so raising for one never only steps aside there.
-BAD_RESULTS = {name: (words, returns(value)) for name, (words, value) in OUTSIDE.items()}
-BAD_RESULTS |= {name: (words, returns_made(name)) for name, words in MADE.items()}
+# Each is the very scenario the vocabulary category asks, so it runs once per submission.
+BAD_RESULTS = {name: (words, scenario(returns(value))) for name, (words, value) in OUTSIDE.items()}
+BAD_RESULTS |= {name: (words, scenario(returns_made(name))) for name, words in MADE.items()}
 BAD_RESULTS |= {
     "too_deep": (
         "for a result nested too deeply for json.dumps",
-        returns_made("deep_list", depth=5000),
+        scenario(returns_made("deep_list", depth=5000)),
     ),
-    "outside_and_too_large": ("for a tuple result over the budget", returns(("x" * 100,) * 20)),
+    "outside_and_too_large": (
+        "for a tuple result over the budget",
+        scenario(returns(("x" * 100,) * 20), max_result_bytes=50),
+    ),
 }
 # Results that succeed, from every category: invoke_tool must not raise for any of them either.
 GOOD_RESULTS = {name: (words, returns(value)) for name, (words, value) in ACCEPTED.items()}
@@ -223,11 +226,10 @@ def test_exception_without_message_still_has_its_code(submission, kind):
     assert error_of(observation) == expected
 
 
-@pytest.mark.parametrize("handler", cases(BAD_RESULTS))
-def test_a_result_that_cannot_be_encoded_never_escapes(submission, handler):
+@pytest.mark.parametrize("probe", cases(BAD_RESULTS))
+def test_a_result_that_cannot_be_encoded_never_escapes(submission, probe):
     """Whatever a handler returns, invoke_tool returns an envelope instead of raising."""
-    budget = 50 if handler is BAD_RESULTS["outside_and_too_large"][1] else DEFAULT
-    observation = submission.call(scenario(handler, max_result_bytes=budget))
+    observation = submission.call(probe)
     assert observation.envelope is not None, describe_raise(observation)
 
 

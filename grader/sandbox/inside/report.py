@@ -130,19 +130,21 @@ def _value_shared(records):
     for value in records.handed:
         # The returned value itself counts: the envelope must carry a fresh copy of it.
         held |= _containers(value)
-    for envelope in records.envelopes:
-        if issubclass(type(envelope), dict) and held & _containers(dict.get(envelope, "value")):
-            return True
-    return False
+    return any(held & _value_containers(envelope) for envelope in records.envelopes)
+
+
+def _value_containers(envelope):
+    """Return the ids of the lists and dicts in an envelope's value (none for a non-dict)."""
+    if not issubclass(type(envelope), dict):
+        return set()
+    return _containers(dict.get(envelope, "value"))
 
 
 def _value_reused(envelopes):
     """Say whether two calls' values share a list or dict (a cache, a memo kept across calls)."""
     seen = set()
     for envelope in envelopes:
-        if not issubclass(type(envelope), dict):
-            continue
-        found = _containers(dict.get(envelope, "value"))
+        found = _value_containers(envelope)
         if seen & found:
             return True
         seen |= found

@@ -76,11 +76,33 @@ def build_parser():
         choices=lms.SYSTEMS,
         help="also write grades-canvas.csv or grades-moodle.csv, ready to import",
     )
+    grade.add_argument(
+        "--isolation",
+        choices=("auto", "bubblewrap", "process"),
+        default="auto",
+        help="auto: bubblewrap where it works, else a plain process (the summary says which); "
+        "bubblewrap: require it, failing with one line where it cannot run; process: force "
+        "the weaker fallback",
+    )
     commands.add_parser("selfcheck", help="check the grader against the fixture catalogue")
     bundle = commands.add_parser(
         "gradescope-bundle", help="build the autograder zip to upload to Gradescope"
     )
     bundle.add_argument("zip_path", type=Path, metavar="OUT.zip", help="where the zip is written")
+    bundle.add_argument(
+        "--hidden-visibility",
+        choices=gradescope.VISIBILITIES,
+        default="visible",
+        help="when students see each hidden test (default visible); the upload checks are "
+        "always visible",
+    )
+    bundle.add_argument(
+        "--isolation",
+        choices=gradescope.ISOLATIONS,
+        default="bubblewrap",
+        help="what grading on Gradescope requires (default bubblewrap: the image fails to "
+        "build where it cannot run); process only where Gradescope cannot run bubblewrap",
+    )
     return parser
 
 
@@ -105,7 +127,9 @@ def main(argv=None):
         if args.command == "selfcheck":
             return selfcheck.main()
         if args.command == "gradescope-bundle":
-            print(f"Gradescope autograder written to {gradescope.build_bundle(args.zip_path)}")
+            settings = gradescope.BundleSettings(args.hidden_visibility, args.isolation)
+            written = gradescope.build_bundle(args.zip_path, settings)
+            print(f"Gradescope autograder written to {written}")
             return 0
         if args.command is None:
             return _grade([str(SAMPLE_CLASS)], DEFAULT_OUT, jobs=1, timeout=10.0)
@@ -121,16 +145,21 @@ def main(argv=None):
             timeout=args.timeout,
             lms_system=args.lms,
             limits=limits,
+            isolation=args.isolation,
         )
     except UsageError as error:
         print(f"grader: error: {error}", file=sys.stderr)
         return USAGE_EXIT
 
 
-def _grade(paths, out_dir, *, jobs, timeout, lms_system=None, limits=None):
+def _grade(paths, out_dir, *, jobs, timeout, lms_system=None, limits=None, isolation="auto"):
     submissions = find_submissions(paths, out_dir)
+    try:
+        in_force = containment.isolation_here(isolation)
+    except RuntimeError as error:  # --isolation bubblewrap where it cannot run
+        raise UsageError(str(error)) from None
     progress = ProgressBar(sys.stderr)
-    settings = RunSettings(jobs=jobs, timeout=timeout, **(limits or {}))
+    settings = RunSettings(jobs=jobs, timeout=timeout, isolation=isolation, **(limits or {}))
     try:
         with stop_on_signals():
             grades = grade_submissions(submissions, out_dir, settings, progress)
@@ -147,7 +176,7 @@ def _grade(paths, out_dir, *, jobs, timeout, lms_system=None, limits=None):
     print(summary_table(grades))
     if progress.notes:
         print("\n" + "\n".join(progress.notes))
-    print(f"\nIsolation: {containment.describe(containment.isolation_here())}")
+    print(f"\nIsolation: {containment.describe(in_force)}")
     if progress.resumed:
         print(resumed_message(progress))
     print(f"Reports written to {out_dir}/ (grades.csv and one folder per student).")

@@ -99,7 +99,11 @@ def worker_uid():
 
 
 def choose_isolation(runtime, wanted="auto"):
-    """Return the strongest isolation that works here; `wanted="process"` forces the fallback."""
+    """Return the strongest isolation that works here; `wanted="process"` forces the fallback.
+
+    `wanted="bubblewrap"` requires bubblewrap: RuntimeError, in one line, where it cannot run
+    (or GRADER_ISOLATION=process forbids it), never a silent fallback.
+    """
     uid = worker_uid()
     late = syscalls.late_program()
     forced = os.environ.get(ISOLATION_VARIABLE) == "process" or wanted == "process"
@@ -110,6 +114,12 @@ def choose_isolation(runtime, wanted="auto"):
     contained = Isolation("bubblewrap", str(runtime), uid, program, late)
     if not forced and bubblewrap_works(contained):
         return contained
+    if wanted == "bubblewrap":
+        why = f"{ISOLATION_VARIABLE}=process is set" if forced else "it cannot run here"
+        raise RuntimeError(
+            f"bubblewrap is required but {why} (is it installed, does it accept the sandbox's "
+            "options, may it make namespaces?)"
+        )
     return Isolation("process", str(runtime), uid, None, late)
 
 

@@ -1,66 +1,42 @@
 """The Gradescope bundle, unpacked as Gradescope lays it out, grades a submission correctly.
 
-Each test builds an /autograder-like root in a temporary folder: the unzipped bundle in
-source/, the student's files in submission/, and in place of what setup.sh installs, a virtual
-environment whose only packages are this project's (for pytest) and the bundle's own source, put
-on the path by a .pth file the way setup.sh does it. run_autograder then runs with
-AUTOGRADER_ROOT pointing at that root.
+Each test builds an /autograder-like root in a temporary folder (tests/grader/gradescope_roots.py)
+and runs the bundle's run_autograder with AUTOGRADER_ROOT pointing at it.
 """
 
 import json
-import numbers
 import re
 import shutil
+import stat
 import subprocess
 import sys
-import sysconfig
-import zipfile
 from importlib.metadata import requires
 from pathlib import Path
 
 import pytest
+from gradescope_roots import (
+    PROJECT,
+    REFERENCE,
+    assert_gradescope_format,
+    autograder_root,
+    build_bundle,
+    graded,
+    hidden_tests_of,
+    upload_checks_of,
+)
 
-from grader import gradescope
-from grader.model import CATEGORIES
-
-PROJECT = Path(__file__).resolve().parents[2]
 GRACE = PROJECT / "fixtures" / "sample-class" / "submitted" / "grace" / "bounded_results"
-REFERENCE = PROJECT / "fixtures" / "submissions" / "correct" / "reference.py"
-
-# Gradescope's results.json fields (gradescope-autograders.readthedocs.io, "Autograder
-# Specifications"), with what each may hold.
-VISIBILITIES = {"hidden", "after_due_date", "after_published", "visible"}
-TOP_LEVEL_FIELDS = {
-    "score",
-    "execution_time",
-    "output",
-    "output_format",
-    "test_output_format",
-    "test_name_format",
-    "visibility",
-    "stdout_visibility",
-    "extra_data",
-    "tests",
-    "leaderboard",
-}
-TEST_FIELDS = {
-    "score",
-    "max_score",
-    "status",
-    "name",
-    "name_format",
-    "number",
-    "output",
-    "output_format",
-    "tags",
-    "visibility",
-    "extra_data",
-}
 
 
 @pytest.fixture(scope="module")
 def bundle(tmp_path_factory):
-    return gradescope.build_bundle(tmp_path_factory.mktemp("bundle") / "autograder.zip")
+    return build_bundle(tmp_path_factory.mktemp("bundle"))
+
+
+@pytest.fixture(scope="module")
+def after_due_date_bundle(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("after-due-date")
+    return build_bundle(folder, "--hidden-visibility", "after_due_date")
 
 
 @pytest.fixture(scope="module")
@@ -68,68 +44,6 @@ def hidden_test_count():
     from grader.run import hidden_tests
 
     return len(hidden_tests())
-
-
-def autograder_root(bundle, folder):
-    """Lay out `folder` as Gradescope lays out /autograder after setup.sh has run."""
-    with zipfile.ZipFile(bundle) as archive:
-        archive.extractall(folder / "source")
-    (folder / "submission").mkdir()
-    venv = folder / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    site = subprocess.run(
-        [
-            str(venv / "bin" / "python"),
-            "-c",
-            "import sysconfig; print(sysconfig.get_path('purelib'))",
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    project_packages = sysconfig.get_path("purelib")
-    pth = f"{folder / 'source'}\n{project_packages}\n"
-    (Path(site) / "autograder-source.pth").write_text(pth, encoding="utf-8")
-    return folder
-
-
-def run_autograder(root):
-    completed = subprocess.run(
-        ["bash", str(root / "source" / "run_autograder")],
-        env={"PATH": "/usr/bin:/bin", "AUTOGRADER_ROOT": str(root), "LANG": "C.UTF-8"},
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert completed.returncode == 0, completed.stdout + completed.stderr
-    return json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
-
-
-def assert_gradescope_format(document, hidden_test_count):
-    """Check every field against Gradescope's results.json format and our use of it."""
-    assert set(document) <= TOP_LEVEL_FIELDS
-    assert isinstance(document["score"], numbers.Real) and not isinstance(document["score"], bool)
-    assert isinstance(document["output"], str) and document["output"]
-    assert document.get("visibility", "visible") in VISIBILITIES
-    tests = document["tests"]
-    assert isinstance(tests, list) and len(tests) == hidden_test_count
-    for test in tests:
-        assert set(test) <= TEST_FIELDS, test
-        for field in ("score", "max_score"):
-            assert isinstance(test[field], numbers.Real) and not isinstance(test[field], bool)
-        assert 0 <= test["score"] <= test["max_score"]
-        assert test["status"] in {"passed", "failed"}
-        assert (test["score"] == test["max_score"]) == (test["status"] == "passed")
-        assert isinstance(test["name"], str) and test["name"]
-        assert isinstance(test["output"], str)
-        assert test["visibility"] in VISIBILITIES
-        assert len(test["tags"]) == 1 and test["tags"][0] in CATEGORIES
-    assert len({test["name"] for test in tests}) == len(tests)
-    # Each test's points are rounded to cents, so their sum may drift by half a cent a test.
-    total = sum(test["score"] for test in tests)
-    assert abs(total - document["score"]) <= 0.005 * len(tests)
 
 
 def standalone_results(submission, out):
@@ -142,7 +56,7 @@ def standalone_results(submission, out):
         check=False,
     )
     assert completed.returncode == 0, completed.stderr
-    return (out / submission.name / "results.json").read_text(encoding="utf-8")
+    return json.loads((out / submission.name / "results.json").read_text(encoding="utf-8"))
 
 
 def test_the_bundles_own_grader_is_what_the_isolated_worker_imports(bundle, tmp_path):
@@ -166,35 +80,109 @@ def test_a_lessons_folder_is_graded_as_the_standalone_grader_grades_it(
 ):
     root = autograder_root(bundle, tmp_path / "root")
     shutil.copytree(GRACE, root / "submission" / "bounded_results")
-    document = run_autograder(root)
+    document = graded(root)
     assert_gradescope_format(document, hidden_test_count)
     expected = standalone_results(GRACE.parent, tmp_path / "standalone")
-    assert (root / "results" / "results.json").read_text(encoding="utf-8") == expected
+    assert document["score"] == expected["score"]
+    assert document["output"] == expected["output"]
+    assert hidden_tests_of(document) == expected["tests"]
     assert 0 < document["score"] < 70
+
+
+def test_a_lessons_folder_gets_one_visible_upload_check_per_lesson_step(bundle, tmp_path):
+    root = autograder_root(bundle, tmp_path)
+    lessons = root / "submission" / "bounded_results"
+    shutil.copytree(GRACE, lessons)
+    (lessons / "03-json-vocabulary.ipynb").unlink()
+    checks = upload_checks_of(graded(root))
+    steps = [check for check in checks if check["name"].startswith("Upload: Step ")]
+    assert len(steps) == 7
+    failed = [check for check in steps if check["status"] == "failed"]
+    assert [check["name"] for check in failed] == ["Upload: Step 3 (03-json-vocabulary.ipynb)"]
+    assert "missing from the folder bounded_results/" in failed[0]["output"]
+    assert checks[-1]["name"] == "Grading ran to the end" and checks[-1]["status"] == "passed"
 
 
 def test_the_reference_python_file_scores_full_marks(bundle, hidden_test_count, tmp_path):
     root = autograder_root(bundle, tmp_path)
     shutil.copy(REFERENCE, root / "submission" / "reference.py")
-    document = run_autograder(root)
+    document = graded(root)
     assert_gradescope_format(document, hidden_test_count)
     assert document["score"] == 70
     assert {test["status"] for test in document["tests"]} == {"passed"}
+    assert document["extra_data"]["isolation"].startswith("bubblewrap")
 
 
 def test_an_empty_submission_gets_zero_and_a_sentence_saying_what_to_upload(
     bundle, hidden_test_count, tmp_path
 ):
     root = autograder_root(bundle, tmp_path)
-    document = run_autograder(root)
+    document = graded(root)
     assert_gradescope_format(document, hidden_test_count)
     assert document["score"] == 0
     assert "No lesson notebook or .py file was found" in document["output"]
+    [upload, ran] = upload_checks_of(document)
+    assert upload["status"] == "failed" and "No lesson notebook" in upload["output"]
+    assert ran["status"] == "failed"
+
+
+def test_hidden_tests_wait_for_the_due_date_and_the_summary_keeps_the_score_back(
+    after_due_date_bundle, hidden_test_count, tmp_path
+):
+    root = autograder_root(after_due_date_bundle, tmp_path)
+    shutil.copy(REFERENCE, root / "submission" / "reference.py")
+    document = graded(root)
+    assert_gradescope_format(document, hidden_test_count, hidden_visibility="after_due_date")
+    assert document["score"] == 70
+    assert "70" not in document["output"]
+    assert "after the due date" in document["output"]
+
+
+def test_run_autograder_prints_the_isolation_in_force_for_the_instructor(bundle, tmp_path):
+    root = autograder_root(bundle, tmp_path)
+    shutil.copy(REFERENCE, root / "submission" / "reference.py")
+    completed = subprocess.run(
+        ["bash", str(root / "source" / "run_autograder")],
+        env={"PATH": "/usr/bin:/bin", "AUTOGRADER_ROOT": str(root), "LANG": "C.UTF-8"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    document = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
+    assert f"Isolation: {document['extra_data']['isolation']}\n" in completed.stdout
+    assert "Isolation: bubblewrap (" in completed.stdout
+
+
+def test_run_autograder_makes_the_source_folder_root_s_alone(bundle, tmp_path):
+    root = autograder_root(bundle, tmp_path)
+    (root / "source").chmod(0o755)
+    (root / "source" / "grader" / "hidden" / "test_envelope.py").chmod(0o644)
+    unpacked = [root / "source", *(root / "source").rglob("*")]
+    graded(root)
+    for path in unpacked:
+        assert stat.S_IMODE(path.stat().st_mode) & 0o077 == 0, path
+
+
+def test_the_bundle_self_check_passes_with_the_reference_at_full_marks(bundle, tmp_path):
+    root = autograder_root(bundle, tmp_path)
+    completed = subprocess.run(
+        [str(root / "venv/bin/python"), "-m", "grader.gradescope_run", "selfcheck", str(root)],
+        cwd=root / "source",
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "✓ the reference solution scores 70.00 out of 70.00" in completed.stdout
+    assert "✓ the submission that searches the disk for the hidden tests" in completed.stdout
+    assert "Self-check passed" in completed.stdout
 
 
 IMPORTS_PROBE = """
 import importlib.metadata, json, sys
-import grader.gradescope, grader.job, grader.plugin, grader.sandbox.inside.guard
+import grader.gradescope_run, grader.job, grader.plugin, grader.sandbox.inside.guard
 tops = {name.split(".")[0] for name in sys.modules}
 outside = sorted(t for t in tops if t not in sys.stdlib_module_names and not t.startswith("_"))
 owners = importlib.metadata.packages_distributions()

@@ -1,31 +1,20 @@
 """`python -m grader gradescope-bundle` builds a zip Gradescope accepts, with only grading code."""
 
+import json
 import stat
 import subprocess
 import sys
 import zipfile
-from pathlib import Path
 
 import pytest
+from gradescope_roots import HONEST_TWIN, PROJECT, REFERENCE, SEARCHER, build_bundle
 
-from grader import gradescope
-
-PROJECT = Path(__file__).resolve().parents[2]
+from grader import gradescope, gradescope_run
 
 
 @pytest.fixture(scope="module")
 def bundle(tmp_path_factory):
-    path = tmp_path_factory.mktemp("bundle") / "autograder.zip"
-    completed = subprocess.run(
-        [sys.executable, "-m", "grader", "gradescope-bundle", str(path)],
-        cwd=PROJECT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert completed.returncode == 0, completed.stderr
-    return path
+    return build_bundle(tmp_path_factory.mktemp("bundle"))
 
 
 def names_in(bundle):
@@ -61,6 +50,57 @@ def test_the_bundle_leaves_out_solutions_lessons_fixtures_and_tests(bundle):
         assert not name.startswith("course/widgets/") and not name.startswith("course/checks/")
 
 
+def test_the_self_check_grades_the_reference_and_a_disk_searcher_beside_its_twin(bundle):
+    with zipfile.ZipFile(bundle) as archive:
+        selfcheck = {n: archive.read(n) for n in archive.namelist() if n.startswith("selfcheck/")}
+    assert selfcheck == {
+        "selfcheck/reference.py": REFERENCE.read_bytes(),
+        "selfcheck/searches-disk-for-hidden-tests.py": SEARCHER.read_bytes(),
+        "selfcheck/honest-twin.py": HONEST_TWIN.read_bytes(),
+    }
+
+
+def test_the_settings_default_to_visible_hidden_tests_and_required_bubblewrap(bundle):
+    with zipfile.ZipFile(bundle) as archive:
+        settings = json.loads(archive.read(gradescope.SETTINGS_FILE))
+    assert settings == {"hidden_visibility": "visible", "isolation": "bubblewrap"}
+
+
+@pytest.mark.parametrize("visibility", ["after_due_date", "after_published", "hidden"])
+def test_the_chosen_visibility_of_hidden_tests_is_stored_in_the_bundle(visibility, tmp_path):
+    path = build_bundle(tmp_path, "--hidden-visibility", visibility, "--isolation", "process")
+    with zipfile.ZipFile(path) as archive:
+        archive.extractall(tmp_path / "source")
+    settings = gradescope.BundleSettings.read(tmp_path / "source")
+    assert settings == gradescope.BundleSettings(visibility, "process")
+
+
+def test_an_unknown_visibility_is_a_one_line_usage_error(tmp_path):
+    command = ["gradescope-bundle", str(tmp_path / "a.zip"), "--hidden-visibility", "later"]
+    completed = subprocess.run(
+        [sys.executable, "-m", "grader", *command],
+        cwd=PROJECT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert completed.returncode == 2
+    assert completed.stderr.count("\n") == 1 and "later" in completed.stderr
+    assert not (tmp_path / "a.zip").exists()
+
+
+def test_settings_that_gradescope_would_not_understand_are_refused(tmp_path):
+    (tmp_path / gradescope.SETTINGS_FILE).write_text(
+        json.dumps({"hidden_visibility": "after_deadline", "isolation": "bubblewrap"}),
+        encoding="utf-8",
+    )
+    with pytest.raises(ValueError, match="after_deadline"):
+        gradescope.BundleSettings.read(tmp_path)
+    with pytest.raises(ValueError, match="auto"):
+        gradescope.BundleSettings("visible", "auto")
+
+
 def test_requirements_pin_pytest_and_pyseccomp_as_the_project_does(bundle):
     with zipfile.ZipFile(bundle) as archive:
         lines = archive.read("requirements.txt").decode("utf-8").split()
@@ -79,7 +119,7 @@ def test_a_folder_of_lesson_notebooks_is_found_before_a_stray_python_file(tmp_pa
     lessons.mkdir(parents=True)
     (lessons / "01-the-envelope.ipynb").write_text("{}", encoding="utf-8")
     (tmp_path / "scratch.py").write_text("x = 1\n", encoding="utf-8")
-    found = gradescope.find_student_work(tmp_path)
+    found = gradescope_run.find_student_work(tmp_path)
     assert (found.path, found.kind) == (lessons, "lessons")
 
 
@@ -87,9 +127,9 @@ def test_a_single_python_file_is_found_and_hidden_folders_are_ignored(tmp_path):
     (tmp_path / "__MACOSX").mkdir()
     (tmp_path / "__MACOSX" / "answer.ipynb").write_text("{}", encoding="utf-8")
     (tmp_path / "answer.py").write_text("x = 1\n", encoding="utf-8")
-    found = gradescope.find_student_work(tmp_path)
+    found = gradescope_run.find_student_work(tmp_path)
     assert (found.path, found.kind) == (tmp_path / "answer.py", "python")
 
 
 def test_an_empty_submission_finds_nothing(tmp_path):
-    assert gradescope.find_student_work(tmp_path) is None
+    assert gradescope_run.find_student_work(tmp_path) is None

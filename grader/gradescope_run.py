@@ -1,0 +1,261 @@
+"""Inside Gradescope's image: grade one submission, or check the image before students submit.
+
+    python -m grader.gradescope_run [ROOT]             what run_autograder runs per submission
+    python -m grader.gradescope_run selfcheck [ROOT]   what setup.sh runs last
+
+ROOT is /autograder unless given. The isolation the bundle requires (grader/gradescope.py) is
+checked first: where it cannot be had, both commands fail with one line and write no result, so
+Gradescope reports a failed autograder instead of a grade earned under weaker isolation.
+"""
+
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+from course.assemble import ExerciseCell, load_course
+from grader.discover import Found
+from grader.gradescope import SELFCHECK_FILES, SELFCHECK_FOLDER, BundleSettings
+from grader.model import Submission
+from grader.pipeline import grade_submissions, load_safely
+from grader.report import results_json, write_atomically
+from grader.run import RunSettings
+from grader.sandbox import containment
+from grader.sandbox.cleanup import temporary_folder
+
+DEFAULT_ROOT = Path("/autograder")
+STUDENT = "submission"
+# Gradescope's image grades one submission at a time, and a slow container should not cost points.
+JOBS = 1
+TIMEOUT = 30.0
+NOTHING_FOUND = (
+    "No lesson notebook or .py file was found in your submission. Upload your saved notebooks "
+    "01 to 07 from lessons/bounded_results (or one .py file that defines invoke_tool) and "
+    "submit again."
+)
+ALWAYS = "visible"  # the upload checks: a student learns at once whether the upload was read
+WHEN_SHOWN = {
+    "after_due_date": "after the due date",
+    "after_published": "when your teacher publishes the grades",
+}
+
+
+def find_student_work(folder, course=None):
+    """Return a Found for the student's work in Gradescope's submission folder, or None.
+
+    Students upload their lessons folder, some of its notebooks, one notebook or a .py file,
+    and Gradescope keeps whatever folders they uploaded. A folder of lesson notebooks is
+    preferred, then a notebook, then a .py file; the shallowest, then the first by name, wins.
+    """
+    course = course or load_course()
+    folder = Path(folder)
+    if not folder.is_dir():
+        return None
+    folders = sorted(
+        (p for p in [folder, *folder.rglob("*")] if p.is_dir() and _visible(p, folder)),
+        key=lambda p: (len(p.parts), p.as_posix()),
+    )
+    for candidate in folders:
+        if any((candidate / step.notebook).is_file() for step in course.steps):
+            return Found(STUDENT, candidate, "lessons")
+    for suffix, kind in ((".ipynb", "notebook"), (".py", "python")):
+        files = sorted(
+            (p for p in folder.rglob(f"*{suffix}") if p.is_file() and _visible(p, folder)),
+            key=lambda p: (len(p.parts), p.as_posix()),
+        )
+        if files:
+            return Found(STUDENT, files[0], kind)
+    return None
+
+
+def _visible(path, top):
+    """Say whether `path` is worth grading: no hidden, checkpoint or macOS metadata part."""
+    parts = path.relative_to(top).parts
+    return not any(part.startswith((".", "_")) for part in parts)
+
+
+def required_isolation(settings: BundleSettings) -> containment.Isolation:
+    """Return the isolation the bundle requires; RuntimeError (one line) if it cannot be had."""
+    return containment.isolation_here(settings.isolation)
+
+
+def run_settings(settings: BundleSettings) -> RunSettings:
+    """Return how to run: one job, a generous time limit, the isolation the bundle requires."""
+    return RunSettings(jobs=JOBS, timeout=TIMEOUT, isolation=settings.isolation)
+
+
+def autograde(root=DEFAULT_ROOT, settings=None, isolation=None):
+    """Grade root/submission and write root/results/results.json; return the Grade."""
+    started = time.monotonic()
+    root = Path(root)
+    settings = settings or BundleSettings.read(root / "source")
+    isolation = isolation or required_isolation(settings)
+    course = load_course()
+    found = find_student_work(root / "submission", course)
+    if found is None:
+        submission = Submission(
+            STUDENT, str(root / "submission"), "lessons", units=(), error=NOTHING_FOUND
+        )
+    else:
+        submission = load_safely(found, course)
+    with temporary_folder("gradescope-") as work:
+        [grade] = grade_submissions([submission], work, run_settings(settings))
+        try:
+            results = (work / STUDENT / "results.json").read_text(encoding="utf-8")
+        except OSError:
+            # The pipeline could not write the file; the grade it returned still says why.
+            results = results_json(grade, course)
+    document = gradescope_results(results, grade, settings, course)
+    document["execution_time"] = math.ceil(time.monotonic() - started)
+    document["extra_data"] = {"isolation": containment.describe(isolation)}
+    text = json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    write_atomically(root / "results" / "results.json", text)
+    return grade
+
+
+def gradescope_results(results, grade, settings, course=None):
+    """Return the results.json document Gradescope gets, from the one `grade` writes.
+
+    The hidden tests keep their points and hints and take the visibility the instructor chose;
+    before them come the upload checks, worth no points and always visible.
+    """
+    document = json.loads(results)
+    for test in document["tests"]:
+        test["visibility"] = settings.hidden_visibility
+    document["tests"] = [*upload_checks(grade, course), *document["tests"]]
+    document.pop("visibility", None)  # each test says when it is shown
+    document["output"] = _overall_output(document["output"], settings.hidden_visibility)
+    return document
+
+
+def _overall_output(summary, visibility):
+    """Return the text shown above the tests: the summary, unless it would tell a hidden score.
+
+    Gradescope shows this text at once. It hides the total score while tests wait for the due
+    date or for publishing; with "hidden" tests it still shows the total, never the tests.
+    """
+    if visibility == "visible":
+        return summary
+    checks = "The checks below say whether your upload was read and your code ran."
+    if visibility == "hidden":
+        score = summary.split("\n", 1)[0]
+        return f"{score} The result of each hidden test is not shown. {checks}"
+    return (
+        "Your work was graded. Your score and the result of each hidden test will be shown "
+        f"{WHEN_SHOWN[visibility]}. {checks}"
+    )
+
+
+def upload_checks(grade, course=None):
+    """Return the visible, 0-point tests saying what was found in the upload and read.
+
+    A lessons folder gets one per lesson step (its exercise cells were found), any other upload
+    one for the file; then one says whether grading ran to the end. They tell a student at once
+    that Gradescope graded the work they meant to upload, and reveal nothing of the hidden tests.
+    """
+    course = course or load_course()
+    submission = grade.run.submission
+    checks = []
+    if submission.kind == "lessons" and submission.error is None:
+        labels = {unit.label for unit in submission.units}
+        for step in course.steps:
+            missing = [
+                cell for cell in step.exercises if ExerciseCell(step, cell, "").label not in labels
+            ]
+            problems = [p for p in submission.problems if p.startswith(step.label)]
+            said = problems or [f"The exercise cell '{cell}' was not read." for cell in missing]
+            found = f"{step.label}: every exercise cell was found and read."
+            checks.append(_check(f"Upload: {step.label}", not said, "\n".join(said) or found))
+    else:
+        name = Path(submission.path).name
+        said = [text for text in (submission.error, *submission.problems) if text]
+        read = f"{name} was found and read."
+        checks.append(_check(f"Upload: {name}", not said, "\n".join(said) or read))
+    run = grade.run
+    ran = run.status == "completed"
+    said = run.reason or "Your code loaded, and every hidden test could run to its end."
+    checks.append(_check("Grading ran to the end", ran, said))
+    return checks
+
+
+def _check(name, passed, output):
+    return {
+        "name": name,
+        "score": 0,
+        "max_score": 0,
+        "status": "passed" if passed else "failed",
+        "output": output,
+        "visibility": ALWAYS,
+    }
+
+
+def selfcheck(root, settings, isolation, out=sys.stdout):
+    """Grade the bundle's reference and its disk searcher and honest twin; return the exit code.
+
+    The reference must earn every point, and the searcher no more than its twin: the hidden
+    tests and the reference, in root/source, must be out of student code's reach.
+    """
+    root = Path(root)
+    print(f"Python {sys.version.split()[0]} at {sys.executable}", file=out)
+    print(f"Isolation: {containment.describe(isolation)}", file=out)
+    course = load_course()
+    folder = root / "source" / SELFCHECK_FOLDER
+    submissions = [
+        load_safely(Found(Path(name).stem, folder / name, "python"), course)
+        for name in SELFCHECK_FILES
+    ]
+    with temporary_folder("gradescope-selfcheck-") as work:
+        grades = grade_submissions(submissions, work, run_settings(settings))
+    by_student = {grade.run.submission.student: grade for grade in grades}
+    reference = by_student["reference"]
+    searcher = by_student["searches-disk-for-hidden-tests"]
+    twin = by_student["honest-twin"]
+    verdicts = [
+        (
+            reference.run.status == "completed" and reference.score == reference.max_score,
+            f"the reference solution scores {reference.score:.2f} out of "
+            f"{reference.max_score:.2f} (status {reference.run.status})",
+        ),
+        (
+            searcher.score <= twin.score,
+            f"the submission that searches the disk for the hidden tests scores "
+            f"{searcher.score:.2f}, its honest twin {twin.score:.2f}",
+        ),
+    ]
+    for passed, line in verdicts:
+        print(f"{'✓' if passed else '✗'} {line}", file=out)
+    if all(passed for passed, _ in verdicts):
+        print("Self-check passed: this image grades correctly and safely.", file=out)
+        return 0
+    print("Self-check failed: do not use this image to grade students.", file=out)
+    return 1
+
+
+def main(argv=None):
+    """Grade the submission, or run the self-check, under the root given; return the exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    checking = bool(argv) and argv[0] == "selfcheck"
+    rest = argv[1:] if checking else argv
+    root = Path(rest[0]) if rest else DEFAULT_ROOT
+    try:
+        settings = BundleSettings.read(root / "source")
+        isolation = required_isolation(settings)
+    except (RuntimeError, ValueError) as error:
+        # A bad bundle, or the isolation it requires cannot be had here: no grade is better
+        # than a wrong one, so Gradescope shows a failed autograder, not a score.
+        print(f"grader: error: {error}", file=sys.stderr)
+        return 1
+    if checking:
+        return selfcheck(root, settings, isolation)
+    grade = autograde(root, settings, isolation)
+    # Gradescope shows this output to instructors only, to debug a run.
+    results = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
+    print(f"Graded {grade.run.submission.path}: {grade.score:.2f} out of {grade.max_score:.2f}")
+    print(f"Run status: {grade.run.status}")
+    print(f"Isolation: {results['extra_data']['isolation']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

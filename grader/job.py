@@ -16,16 +16,14 @@ import signal
 import sys
 import threading
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from grader.model import CodeUnit
 from grader.plugin import GradingPlugin
-from grader.sandbox.cleanup import temporary_folder
 from grader.sandbox.client import adopt_orphans
-from grader.sandbox.containment import choose_isolation, prepare_runtime
+from grader.sandbox.forkserver import ForkServer
 from grader.sandbox.session import Limits
 
 HIDDEN_TESTS = Path(__file__).resolve().parent / "hidden"
@@ -125,12 +123,9 @@ def grade(input_path, output_dir):
     settings = dict(data["limits"])
     wanted = settings.pop("isolation", "auto")
     adopt_orphans()
-    # One runtime folder per job, copied once: its workers start from it, read-only. Without
-    # bubblewrap a worker might still write there, so it goes with remove_tree, which cannot fail.
-    with temporary_folder("grader-runtime-") as folder:
-        isolation = choose_isolation(prepare_runtime(folder), wanted)
-        limits = replace(Limits(**settings), isolation=isolation)
-        plugin = GradingPlugin(read_entries(data), limits, on_finished)
+    # One runtime copy and one warm fork server per job: every worker is forked from it.
+    with ForkServer.open(wanted) as server:
+        plugin = GradingPlugin(read_entries(data), Limits(**settings), on_finished, server)
         return pytest.main(pytest_arguments(), plugins=[plugin])
 
 

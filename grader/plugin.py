@@ -65,10 +65,14 @@ def direct_arguments(item):
 class GradingPlugin:
     """Runs the collected hidden tests for each submission in turn."""
 
-    def __init__(self, entries, limits, on_finished):
-        """`entries` are dicts with key, units (CodeUnits) and error; `on_finished(key, result)`."""
+    def __init__(self, entries, limits, on_finished, server=None):
+        """`entries` are dicts with key, units (CodeUnits) and error; `on_finished(key, result)`.
+
+        `server` is the job's ForkServer; None only when nothing is graded (listing the tests).
+        """
         self.entries = entries
         self.limits = limits
+        self.server = server
         self.on_finished = on_finished
         self.catalogue = []
         self.current = None
@@ -95,7 +99,7 @@ class GradingPlugin:
         """
         if entry["error"] is not None:
             return self.result_for_all("error", "unreadable", entry["error"])
-        session = SubmissionSession(entry["units"], self.limits, serial)
+        session = SubmissionSession(entry["units"], self.limits, self.server, serial)
         try:
             session.start()
         except LoadFailure as failure:

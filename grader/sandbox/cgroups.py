@@ -151,6 +151,14 @@ class WorkerGroup:
             finally:
                 os.close(fd)
 
+    def open_procs(self) -> list[int]:
+        """Return descriptors of every group's `cgroup.procs`, open for writing.
+
+        A process that writes "0" to one joins that group, even in another process namespace:
+        the fork server hands them to each new worker, which joins before any student code.
+        """
+        return [os.open(procs, os.O_WRONLY | os.O_CLOEXEC) for procs in self._procs]
+
     def attach_self(self) -> None:
         """Move the calling process into every group (for `subprocess.Popen(preexec_fn=...)`)."""
         self.attach(os.getpid())

@@ -1,19 +1,17 @@
-"""The trusted side of the sandbox: start a worker, talk to it with time limits, read its output.
+"""The trusted side of the sandbox: get a worker, talk to it with time limits, read its output.
 
 How the worker is shut in (bubblewrap, its own user, the runtime folder) is decided in
-`grader.sandbox.containment`; this module starts it, holds it to its limits and labels how a
-call ended: an answer, or a SandboxProblem whose status is timeout, crash, memory or
-output_limit.
+`grader.sandbox.containment`; the job's fork server (`grader.sandbox.forkserver`) forks it. This
+module holds it to its limits and labels how a call ended: an answer, or a SandboxProblem whose
+status is timeout, crash, memory or output_limit.
 """
 
-import contextlib
 import ctypes
 import json
 import os
 import secrets
 import select
 import signal
-import subprocess
 import tempfile
 import time
 
@@ -61,11 +59,6 @@ class SandboxMemory(SandboxProblem):
     status = "memory"
 
 
-def containment_available():
-    """Say whether workers run inside bubblewrap here (see grader.sandbox.containment)."""
-    return containment.containment_available()
-
-
 def worker_limits(cpu_seconds, memory_mb, processes):
     """Return the resource limits a worker sets on itself before any student code runs."""
     return dict(
@@ -76,27 +69,24 @@ def worker_limits(cpu_seconds, memory_mb, processes):
     )
 
 
-def worker_environment(home):
-    """Return the small environment a worker runs with."""
-    return {"PATH": "/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8", "TMPDIR": str(home)}
-
-
 class Worker:
     """One running worker process, with its pipes, scratch folder and captured output."""
 
-    def __init__(self, isolation, limits, uid=None):
-        self.isolation = isolation
+    def __init__(self, server, limits, uid=None):
+        """Have `server` (the job's ForkServer) fork a worker for the user `uid`."""
+        self.server = server
+        self.isolation = server.isolation
         self.limits = limits
         self.uid = uid
         self.key = secrets.token_hex(16).encode("ascii")
-        self.scratch = containment.make_scratch(isolation, uid)
+        self.scratch = containment.make_scratch(self.isolation, uid)
         request_read, self.request_write = os.pipe()
         self.reply_read, reply_write = os.pipe()
+        self.status_read, status_write = os.pipe()
         # Unnamed, and outside the scratch folder: the worker cannot swap it for a link to a
         # file it may not read, which the grader would then copy into the student's report.
         self.output = tempfile.TemporaryFile(prefix="grader-output-")  # noqa: SIM115 - closed in close()
         self.output_offset = 0
-        launch = containment.launch(isolation, self.scratch, (request_read, reply_write))
         # Memory (shared memory and tmpfs files included), processes and a fair share of the
         # processor, held by the kernel for this worker alone; None where cgroups are missing.
         self.group = cgroups.WorkerGroup.create(
@@ -104,30 +94,22 @@ class Worker:
             memory_bytes=limits["address_space"],
             pids=limits["processes"],
         )
+        joins = [] if self.group is None else self.group.open_procs()
         try:
-            self.process = subprocess.Popen(
-                launch.command,
-                stdin=subprocess.DEVNULL,
-                stdout=self.output,
-                stderr=self.output,
-                cwd=launch.cwd,
-                env=worker_environment(launch.home),
-                close_fds=False,  # Python's own descriptors are not inherited (PEP 446)
-                preexec_fn=_preparing(launch, self.group),
-                start_new_session=True,  # its own process group, so a fork can be killed too
-            )
+            fds = [request_read, reply_write, self.output.fileno(), status_write, *joins]
+            self.number = server.spawn(fds, None if self.scratch is None else str(self.scratch))
         finally:
-            launch.close()
-            os.close(request_read)
-            os.close(reply_write)
+            for fd in (request_read, reply_write, status_write, *joins):
+                os.close(fd)
+        self.status = None  # how the worker ended, once known
         self.buffer = b""
         self.send(self.hello())
 
     def hello(self):
         """The first request: the key, the user to become and the limits, before any code."""
         message = {"key": self.key.decode("ascii"), "uid": self.uid, "limits": self.limits}
-        if self.isolation.late_filter is not None:
-            message["late_filter"] = self.isolation.late_filter.hex()
+        if self.isolation.seccomp is not None:
+            message["seccomp"] = self.isolation.seccomp.hex()
         return message
 
     def send(self, message):
@@ -183,20 +165,29 @@ class Worker:
 
     def _death(self):
         """Return the problem that describes how the worker ended."""
-        try:
-            code = self.process.wait(timeout=1)
-        except subprocess.TimeoutExpired:
-            code = None
+        status = self.ended()
         if self.group is not None and self.group.memory_exhausted():
             return SandboxMemory("the code needed more memory than the limit allows")
-        ended_by = _signal_of(code, self.isolation.mode)
+        ended_by = None if status is None else status[1] if status[0] == "signal" else None
         if ended_by == signal.SIGXFSZ:
             problem = SandboxCrash("the code printed more output than the limit allows")
             problem.status = "output_limit"
             return problem
         if ended_by == signal.SIGXCPU:
             return SandboxTimeout("the code used more processor time than the limit allows")
-        return SandboxCrash(f"the process running the code ended (exit status {code})")
+        described = "unknown" if status is None else f"{status[0]} {status[1]}"
+        return SandboxCrash(f"the process running the code ended ({described})")
+
+    def ended(self, wait=1.0):
+        """Return how the worker ended, ("exit", code) or ("signal", number), or None if unknown.
+
+        The fork server writes it to the status pipe once it has reaped the worker.
+        """
+        if self.status is None and select.select([self.status_read], [], [], wait)[0]:
+            words = os.read(self.status_read, 64).decode("ascii", errors="replace").split()
+            if len(words) == 2 and words[1].lstrip("-").isdigit():
+                self.status = (words[0], int(words[1]))
+        return self.status
 
     def output_full(self):
         """Say whether the code printed so much that the output file reached its size limit."""
@@ -212,39 +203,16 @@ class Worker:
 
     def close(self):
         """Kill the worker and everything it started, and remove its scratch folder and output."""
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.process.pid, signal.SIGKILL)
-        if self.uid is not None:
-            kill_every_process_of(self.uid)
+        # Without the seccomp filter a worker may have started processes that left its group.
+        sweep = self.uid if self.isolation.seccomp is None else None
+        self.server.kill(self.number, sweep)
         if self.group is not None:
             self.group.close()
-        self.process.wait()
-        reap_orphans()
-        for fd in (self.request_write, self.reply_read):
+        for fd in (self.request_write, self.reply_read, self.status_read):
             os.close(fd)
         self.output.close()
         if self.scratch is not None:
             remove_tree(self.scratch)
-
-
-def _preparing(launch, group):
-    """Return what the new process runs before the worker: descriptors, then its cgroup."""
-
-    def prepare():
-        launch.prepare()
-        if group is not None:
-            group.attach_self()
-
-    return prepare
-
-
-def _signal_of(code, mode):
-    """Return the signal that ended the worker, if one did (bubblewrap reports it as 128 + n)."""
-    if code is None:
-        return None
-    if code < 0:
-        return -code
-    return code - 128 if mode == "bubblewrap" and code > 128 else None
 
 
 def adopt_orphans():
@@ -266,21 +234,3 @@ def reap_orphans():
             return
         if pid == 0:
             time.sleep(0.005)
-
-
-def kill_every_process_of(uid):
-    """Kill every process running as `uid`, even one that left the worker's process group.
-
-    The user id belongs to this job's workers alone, and one worker runs at a time, so nothing
-    else is hit. A child switches to that user and signals everything it may signal.
-    """
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child only switches user, kills and leaves
-        try:
-            os.setgroups([])
-            os.setgid(uid)
-            os.setuid(uid)
-            os.kill(-1, signal.SIGKILL)
-        finally:
-            os._exit(0)
-    os.waitpid(pid, 0)

@@ -1,23 +1,26 @@
-"""How a worker is shut in: a private runtime folder, bubblewrap, an unprivileged user.
+"""How workers are shut in: a private runtime folder, bubblewrap, a user id per submission.
 
-    isolation = choose_isolation(runtime_folder, "auto")   # once per job
-    launch = launch(isolation, scratch, (request_fd, reply_fd))  # per worker
+    isolation = choose_isolation(prepare_runtime(folder), "auto")   # once per job
+    command = forkserver_command(isolation)                          # the job's warm parent
 
 A worker needs only the Python installation, the supplied course code and the few grader modules
 it imports. `prepare_runtime` copies those modules into a fresh folder, so the worker never sees
 the repository: not the hidden tests, the solutions, the fixtures, nor any job or result file.
 
-Under bubblewrap ("bubblewrap" mode) the worker's whole file system is built from read-only binds
-of the system folders, the Python installation and that runtime folder, plus its own writable
-scratch folder and a small private /tmp; it has no network, its own process, IPC and host-name
-namespaces, and no capabilities. Where bubblewrap or the namespaces it needs are missing
-("process" mode), the worker is a plain child process. In both modes, when the grader runs as
-root, the worker switches to a user id of its own before any student code runs, and resource
-limits (memory, processor time, processes, file size, open files) hold it in.
+Each job starts one fork server (grader/sandbox/inside/forkserver.py), which forks every worker.
+Under bubblewrap ("bubblewrap" mode) the fork server's whole file system is built from read-only
+binds of the system folders, the Python installation and that runtime folder; it has no network,
+its own process, IPC and host-name namespaces, and only the capabilities it needs to set up a
+worker (switch users, mount, kill its own workers). Each worker then gets its own mount and IPC
+namespaces with a fresh, size-limited tmpfs for its scratch folder, /tmp and /dev/shm, and gives
+up every capability before any student code runs. Where bubblewrap or the namespaces it needs
+are missing ("process" mode), the fork server is a plain child process and each worker works in a
+host folder of its own. In both modes, when the grader runs as root, each submission's workers
+switch to a user id of their own, and resource limits (memory, processor time, processes, file
+size, open files) and a seccomp filter hold them in.
 """
 
 import compileall
-import fcntl
 import os
 import shutil
 import subprocess
@@ -27,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.sandbox import cgroups, syscalls
+from grader.sandbox.inside import syscalls as inside_syscalls
 
 PROJECT = Path(__file__).resolve().parents[2]
 # Everything the worker imports from the project; all of it is safe for a student to read.
@@ -37,14 +41,13 @@ COURSE_RUNTIME = ("course/__init__.py", "course/assemble.py", "course/supplied.p
 RUNTIME_FILES = (*COURSE_RUNTIME, "grader/__init__.py", "grader/sandbox/__init__.py")
 RUNTIME_FOLDERS = ("grader/sandbox/inside",)
 SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64")
-PRIVATE_TMP_BYTES = 16 << 20
-# The worker's working folder under bubblewrap: a tmpfs of its own, so nothing a student writes
-# there reaches the host's disk, and nothing is left to remove when the worker ends.
-SCRATCH = "/scratch"
-SCRATCH_BYTES = 64 << 20
-# Where the worker finds its channel; bubblewrap reads its seccomp program from FILTER_FD.
-CHANNEL_FDS = (3, 4)
-FILTER_FD = 5
+# Under bubblewrap each worker works in a tmpfs of its own mounted here (and gets its own /tmp
+# and /dev/shm), so nothing a student writes reaches the host's disk, and nothing is left to
+# remove when the worker ends (see grader/sandbox/inside/syscalls.py).
+SCRATCH = inside_syscalls.SCRATCH
+# Capabilities the fork server keeps as root: to give each worker its own mounts, switch it to
+# its own user and kill it. Every worker gives them all up before student code runs.
+SERVER_CAPABILITIES = ("CAP_SETUID", "CAP_SETGID", "CAP_SYS_ADMIN", "CAP_KILL")
 # Where a bubblewrapped worker sees the runtime folder: one fixed place, so the tracebacks a
 # student's output may show are the same in every job.
 RUNTIME_MOUNT = "/grader-runtime"
@@ -65,12 +68,16 @@ class Isolation:
     mode: str  # "bubblewrap" or "process"
     runtime: str  # folder holding the only project modules a worker can import
     uid: int | None = None  # first id of the job's block; None when the grader is not root
-    startup_filter: str | None = None  # seccomp program file bubblewrap applies, if any
-    late_filter: bytes | None = None  # seccomp program the worker applies to itself, if any
+    seccomp: bytes | None = None  # the program each worker applies to itself, if any
 
-    def uid_for(self, serial):
+    def uid_for(self, serial: int) -> int | None:
         """Return the user id of the `serial`-th submission's workers, or None."""
         return None if self.uid is None else self.uid + serial % UIDS_PER_JOB
+
+    @property
+    def private_mounts(self) -> bool:
+        """Say whether each worker gets its own mounts (scratch, /tmp, /dev/shm) and IPC."""
+        return self.mode == "bubblewrap"
 
 
 def prepare_runtime(folder):
@@ -105,13 +112,9 @@ def choose_isolation(runtime, wanted="auto"):
     (or GRADER_ISOLATION=process forbids it), never a silent fallback.
     """
     uid = worker_uid()
-    late = syscalls.late_program()
+    program = syscalls.worker_program()
     forced = os.environ.get(ISOLATION_VARIABLE) == "process" or wanted == "process"
-    startup = syscalls.startup_program()
-    program = None
-    if startup is not None:
-        program = str(syscalls.write_program(startup, Path(runtime).parent))
-    contained = Isolation("bubblewrap", str(runtime), uid, program, late)
+    contained = Isolation("bubblewrap", str(runtime), uid, program)
     if not forced and bubblewrap_works(contained):
         return contained
     if wanted == "bubblewrap":
@@ -120,7 +123,7 @@ def choose_isolation(runtime, wanted="auto"):
             f"bubblewrap is required but {why} (is it installed, does it accept the sandbox's "
             "options, may it make namespaces?)"
         )
-    return Isolation("process", str(runtime), uid, None, late)
+    return Isolation("process", str(runtime), uid, program)
 
 
 def isolation_here(wanted="auto"):
@@ -139,8 +142,8 @@ def describe(isolation):
     if isolation.mode == "bubblewrap":
         parts = [
             "bubblewrap (only the Python installation and the course code visible, read-only; "
-            "a private scratch folder, /tmp and /dev/shm of limited size; no network; own "
-            "process namespace)"
+            "a private scratch folder, /tmp, /dev/shm and IPC namespace of its own for each "
+            "worker, of limited size; no network; own process namespace)"
         ]
     else:
         parts = [
@@ -160,10 +163,10 @@ def describe(isolation):
         )
     else:
         parts.append("time limits on the wall clock (a busy machine slows every submission)")
-    if isolation.late_filter is not None:
+    if isolation.seccomp is not None:
         parts.append(
             "seccomp (no keyrings, ptrace, mounts, namespaces, sockets or memfd; no threads, "
-            "processes, signal handlers or other programs once Python has started)"
+            "processes, signal handlers or other programs)"
         )
     else:
         parts.append("no seccomp filter (libseccomp is missing)")
@@ -172,26 +175,17 @@ def describe(isolation):
     return "; ".join(parts) + "."
 
 
-def bubblewrap_works(isolation):
-    """Say whether a worker can start inside bubblewrap here (it needs namespaces)."""
+def bubblewrap_works(isolation: Isolation) -> bool:
+    """Say whether the fork server can run inside bubblewrap here and give workers own mounts."""
     if shutil.which("bwrap") is None:
         return False
-    launch = Launch.of(isolation, None, ())
-    command = [*launch.command[: launch.command.index(python_executable())], python_executable()]
+    probe = "from grader.sandbox.inside import syscalls; syscalls.private_mounts()"
+    command = forkserver_command(isolation, probe)
     try:
-        probe = subprocess.run(
-            [*command, "-I", "-c", "pass"],
-            capture_output=True,
-            timeout=10,
-            check=False,
-            close_fds=False,
-            preexec_fn=launch.prepare,
-        )
-        return probe.returncode == 0
+        done = subprocess.run(command, capture_output=True, timeout=10, check=False)
+        return done.returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False
-    finally:
-        launch.close()
 
 
 def python_executable():
@@ -204,23 +198,26 @@ def python_installation():
     return Path(os.path.realpath(sys.base_prefix))
 
 
-def bubblewrap_prefix(isolation):
-    """Return the bubblewrap command that shuts a worker in (see the module docstring)."""
+def bubblewrap_prefix(isolation: Isolation) -> list[str]:
+    """Return the bubblewrap command that shuts the fork server in (see the module docstring).
+
+    Only options that bubblewrap 0.4 already knows (Ubuntu 22.04 ships 0.6): the workers' sized
+    tmpfs mounts are made by each worker itself, not by bubblewrap's --size.
+    """
     command = ["bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
-    command += ["--unshare-cgroup-try", "--die-with-parent", "--new-session"]
-    command += ["--cap-drop", "ALL"]
-    if isolation.uid is not None:
-        # Only to switch to the worker's own user; switching from root clears them again.
-        command += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
-    if isolation.startup_filter is not None:
-        command += ["--seccomp", str(FILTER_FD)]
+    command += ["--die-with-parent", "--new-session"]
+    if isolation.uid is None:
+        # Not root: bubblewrap makes a user namespace, in which the fork server may keep the
+        # capabilities it needs; they reach nothing outside the sandbox's own namespaces.
+        command += ["--unshare-user", "--uid", "0", "--gid", "0", "--cap-add", "ALL"]
+    else:
+        command += ["--cap-drop", "ALL"]
+        for capability in SERVER_CAPABILITIES:
+            command += ["--cap-add", capability]
     command += _system_binds()
     command += _readable_bind(python_installation())
-    command += ["--proc", "/proc", "--dev", "/dev"]
-    for folder, size in (("/tmp", PRIVATE_TMP_BYTES), ("/dev/shm", PRIVATE_TMP_BYTES)):
-        command += ["--perms", "1777", "--size", str(size), "--tmpfs", folder]
-    command += ["--perms", "1777", "--size", str(SCRATCH_BYTES), "--tmpfs", SCRATCH]
-    command += ["--ro-bind", isolation.runtime, RUNTIME_MOUNT, "--chdir", SCRATCH]
+    command += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", SCRATCH]
+    command += ["--ro-bind", isolation.runtime, RUNTIME_MOUNT, "--chdir", "/"]
     return command
 
 
@@ -253,9 +250,9 @@ def _in_system_folder(path):
     return any(path == Path(name) or Path(name) in path.parents for name in SYSTEM_FOLDERS)
 
 
-def make_scratch(isolation, uid):
-    """Return a host folder for the worker to work in, or None when bubblewrap gives it one."""
-    if isolation.mode == "bubblewrap":
+def make_scratch(isolation: Isolation, uid: int | None) -> Path | None:
+    """Return a host folder for the worker to work in, or None when it gets a tmpfs of its own."""
+    if isolation.private_mounts:
         return None
     scratch = Path(tempfile.mkdtemp(prefix="grader-worker-"))
     if uid is not None:
@@ -263,50 +260,22 @@ def make_scratch(isolation, uid):
     return scratch
 
 
-def launch(isolation, scratch, channel):
-    """Return how to start a worker whose channel is the pair of descriptors `channel`."""
-    return Launch.of(isolation, scratch, channel)
+SERVE = "from grader.sandbox.inside.forkserver import serve; serve()"
 
 
-@dataclass
-class Launch:
-    """A worker's command line, folders, and the descriptors its process starts with."""
+def forkserver_command(isolation: Isolation, then: str = SERVE) -> list[str]:
+    """Return the command that starts a job's fork server (or runs `then` in its place)."""
+    contained = isolation.mode == "bubblewrap"
+    prefix = bubblewrap_prefix(isolation) if contained else []
+    runtime = RUNTIME_MOUNT if contained else isolation.runtime
+    # -I: no user site, no PYTHON* variables, nothing of the current folder on sys.path; the
+    # runtime folder is the only place project modules can come from. Nothing about the
+    # channels is on the command line: the control socket has a fixed number.
+    start = f"import sys; sys.path.insert(0, {runtime!r}); {then}"
+    return [*prefix, python_executable(), "-I", "-X", "utf8", "-c", start]
 
-    command: list
-    cwd: str
-    home: str
-    inherited: tuple  # (descriptor in the grader, number in the worker)
 
-    @classmethod
-    def of(cls, isolation, scratch, channel):
-        contained = isolation.mode == "bubblewrap"
-        prefix = bubblewrap_prefix(isolation) if contained else []
-        runtime = RUNTIME_MOUNT if contained else isolation.runtime
-        # -I: no user site, no PYTHON* variables, nothing of the current folder on sys.path; the
-        # runtime folder is the only place project modules can come from. Nothing about the
-        # channel is on the command line: its descriptors have fixed numbers.
-        start = (
-            f"import sys; sys.path.insert(0, {runtime!r}); "
-            "from grader.sandbox.inside import guard, loop; guard.install(); del guard; "
-            "loop.serve()"
-        )
-        command = [*prefix, python_executable(), "-I", "-X", "utf8", "-c", start]
-        inherited = tuple(zip(channel, CHANNEL_FDS, strict=False))  # none when probing
-        if contained and isolation.startup_filter is not None:
-            inherited += ((syscalls.open_program(isolation.startup_filter), FILTER_FD),)
-        home = SCRATCH if contained else str(scratch)
-        return cls(command, "/" if contained else str(scratch), home, inherited)
-
-    def prepare(self):
-        """In the new process, before it runs the command: put each descriptor at its number."""
-        # First out of the way, so that moving one cannot overwrite another.
-        moved = [fcntl.fcntl(fd, fcntl.F_DUPFD, 64) for fd, _ in self.inherited]
-        for fd, (_, number) in zip(moved, self.inherited, strict=True):
-            os.dup2(fd, number)  # dup2 leaves the new descriptor inheritable
-            os.close(fd)
-
-    def close(self):
-        """Close the descriptors opened for this launch only (not the channel's)."""
-        for fd, number in self.inherited:
-            if number == FILTER_FD:
-                os.close(fd)
+def forkserver_environment(isolation: Isolation) -> dict[str, str]:
+    """Return the small environment the fork server, and so every worker, runs with."""
+    home = SCRATCH if isolation.private_mounts else tempfile.gettempdir()
+    return {"PATH": "/usr/bin:/bin", "HOME": home, "LANG": "C.UTF-8", "TMPDIR": home}

@@ -20,21 +20,19 @@ from grader.sandbox.client import (
     worker_limits,
 )
 from grader.sandbox.clock import WALL_FACTOR, Stopwatch
-from grader.sandbox.containment import Isolation
 from grader.sandbox.handlers import Toolbox
 from grader.sandbox.inside.picture import untag
 
 
 @dataclass(frozen=True)
 class Limits:
-    """The limits one submission is held to, and how its workers are isolated."""
+    """The limits one submission is held to."""
 
     timeout: float = 10.0  # seconds charged to the whole submission (see grader.sandbox.clock)
     test_timeout: float = 2.0  # seconds charged to one test, loading included
     output_limit: int = 65536  # bytes of printed output kept per test
     memory_mb: int = 512  # address space of a worker, in MiB
     processes: int = 64  # processes (and threads) a worker's user may have at once
-    isolation: Isolation | None = None  # None only when nothing is graded (listing the tests)
 
 
 class OutputLimit(SandboxProblem):
@@ -89,11 +87,15 @@ MISSING = _Missing()
 class SubmissionSession:
     """Run scenarios for one submission, starting workers as needed within its time budget."""
 
-    def __init__(self, units, limits, serial=0):
-        """`serial` numbers the submission within its job; it picks the workers' user id."""
+    def __init__(self, units, limits, server, serial=0):
+        """Fork workers from `server` (the job's ForkServer).
+
+        `serial` numbers the submission within its job; it picks the workers' user id.
+        """
         self.units = [{"label": u.label, "filename": u.filename, "source": u.source} for u in units]
         self.limits = limits
-        self.uid = None if limits.isolation is None else limits.isolation.uid_for(serial)
+        self.server = server
+        self.uid = server.isolation.uid_for(serial)
         self.spent = 0.0  # seconds charged so far, over all the submission's workers
         self.wall_end = time.monotonic() + limits.timeout * WALL_FACTOR
         self.worker = None
@@ -111,7 +113,7 @@ class SubmissionSession:
             memory_mb=self.limits.memory_mb,
             processes=self.limits.processes,
         )
-        self.worker = Worker(self.limits.isolation, limits, self.uid)
+        self.worker = Worker(self.server, limits, self.uid)
         message = {"op": "load", "units": self.units}
         try:
             reply = self._ask(message)

@@ -1,20 +1,17 @@
-"""Seccomp programs for the worker, built with libseccomp's maintained binding (pyseccomp).
+"""The seccomp program of a worker, built with libseccomp's maintained binding (pyseccomp).
 
-Two programs, both "allow everything except":
+One "allow everything except" program, which each worker applies to itself once it is set up
+and before any student code runs (`grader.sandbox.inside.syscalls.install`): no keyrings, no
+reaching other processes or the kernel, no new namespaces or mounts, no sockets or memfd, and
+no signal handler, thread, process or other program. The fork server that starts workers runs
+without it, for it must fork and give each worker its own mounts; it never runs student code.
 
-- `startup_program()` is applied by bubblewrap (`--seccomp FD`) before the worker's Python
-  starts, so even the interpreter's start-up runs under it.
-- `late_program()` the worker applies to itself once Python is up and before student code runs
-  (`grader.sandbox.inside.syscalls.install`); it adds what Python's start-up still needs. In the
-  fallback isolation, without bubblewrap, it is the only filter, so it repeats the first.
-
-Either returns None when libseccomp cannot be loaded here; the run's summary then says so.
+`worker_program()` returns None when libseccomp cannot be loaded here; the run's summary then
+says so.
 """
 
 import errno
-import os
 import tempfile
-from pathlib import Path
 
 # Kernel keyrings outlive a process and are shared by a user id: one student's worker could
 # leave data there for the next.
@@ -27,31 +24,23 @@ KERNEL = ("bpf", "perf_event_open", "userfaultfd", "kexec_load", "kexec_file_loa
 # secret memory is unmapped from the kernel's own view.
 KERNEL += ("io_setup", "memfd_secret")
 MODULES = ("init_module", "finit_module", "delete_module")
-# New namespaces or mounts would undo what bubblewrap set up.
+# New namespaces or mounts would undo what the sandbox set up.
 NAMESPACES = ("mount", "umount2", "pivot_root", "chroot", "unshare", "setns", "personality")
 # The newer mount calls do what mount does.
 NAMESPACES += ("fsopen", "fsconfig", "fsmount", "fspick", "move_mount", "open_tree")
 NAMESPACES += ("mount_setattr",)
-# clone can create namespaces as unshare does: refuse it only with one of these flags.
-CLONE_NEW = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000)
-CLONE_NEW += (0x00000080,)  # NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET; NEWTIME
 # memfd memory is not address space, so RLIMIT_AS would not see it; sockets reach other
 # processes (the network namespace has none, the fallback has no namespace at all).
 ESCAPES = ("memfd_create", "socket", "socketpair", "io_uring_setup")
-STARTUP_DENIED = KEYRINGS + OTHER_PROCESSES + KERNEL + MODULES + NAMESPACES + ESCAPES
-# After start-up: no signal handler (it could run student code while the guard works), no
-# thread or process (one could edit records while the guard reads them), no other program.
-LATE_DENIED = ("rt_sigaction", "clone", "fork", "vfork", "execve", "execveat")
+# No signal handler (it could run student code while the guard works), no thread or process
+# (one could edit records while the guard reads them), no other program.
+RUNNING = ("rt_sigaction", "clone", "fork", "vfork", "execve", "execveat")
+DENIED = KEYRINGS + OTHER_PROCESSES + KERNEL + MODULES + NAMESPACES + ESCAPES + RUNNING
 
 
-def startup_program() -> bytes | None:
-    """Return the filter bubblewrap applies before Python starts, or None without libseccomp."""
-    return _program(STARTUP_DENIED)
-
-
-def late_program() -> bytes | None:
-    """Return the filter the worker applies to itself before student code, or None."""
-    return _program(STARTUP_DENIED + LATE_DENIED)
+def worker_program() -> bytes | None:
+    """Return the filter a worker applies to itself before student code, or None."""
+    return _program(DENIED)
 
 
 def _program(denied: tuple[str, ...]) -> bytes | None:
@@ -65,29 +54,9 @@ def _program(denied: tuple[str, ...]) -> bytes | None:
             rules.add_rule(seccomp.ERRNO(errno.EPERM), name)
         # ENOSYS, not EPERM: the C library then falls back to clone, which the filter can read.
         rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
-        if "clone" not in denied:
-            for flag in CLONE_NEW:
-                rules.add_rule(
-                    seccomp.ERRNO(errno.EPERM),
-                    "clone",
-                    seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag),
-                )
         with tempfile.TemporaryFile() as file:
             rules.export_bpf(file)
             file.seek(0)
             return file.read()
     except (OSError, RuntimeError, ValueError):
         return None
-
-
-def write_program(program: bytes, folder: str | os.PathLike) -> Path:
-    """Write `program` into `folder` for bubblewrap to read; return its path."""
-    path = Path(folder) / "startup.bpf"
-    path.write_bytes(program)
-    path.chmod(0o644)
-    return path
-
-
-def open_program(path: str | os.PathLike) -> int:
-    """Return a fresh descriptor reading `path` from its start (bubblewrap reads it once)."""
-    return os.open(path, os.O_RDONLY | os.O_CLOEXEC)

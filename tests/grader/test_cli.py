@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.sandbox.client import containment_available
+from grader.sandbox.containment import containment_available
 
 PROJECT = Path(__file__).resolve().parents[2]
 REFERENCE = PROJECT / "fixtures" / "submissions" / "correct" / "reference.py"

@@ -7,7 +7,7 @@ import pytest
 
 from grader.model import CodeUnit, Submission
 from grader.run import RunSettings, hidden_tests, run_submissions
-from grader.sandbox.client import containment_available
+from grader.sandbox.containment import containment_available
 
 REFERENCE = (
     Path(__file__).resolve().parents[2] / "fixtures/submissions/correct/reference.py"

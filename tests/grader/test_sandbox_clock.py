@@ -9,19 +9,16 @@ limit must still time out. Like the other kernel tests, these need cgroups (root
 import os
 import subprocess
 import sys
-import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from sandboxes import session_for
 
 from grader.hidden.probes import returns, scenario
-from grader.model import CodeUnit
 from grader.sandbox import cgroups, clock
 from grader.sandbox.client import SandboxProblem
-from grader.sandbox.containment import choose_isolation, describe, prepare_runtime
-from grader.sandbox.session import Limits, SubmissionSession
+from grader.sandbox.containment import describe
 
 REFERENCE = (
     Path(__file__).resolve().parents[2] / "fixtures/submissions/correct/reference.py"
@@ -135,24 +132,20 @@ def burning(seconds, how="compute"):
     )
 
 
-@pytest.fixture(scope="module")
-def isolation():
-    with tempfile.TemporaryDirectory(prefix="grader-runtime-") as folder:
-        yield choose_isolation(prepare_runtime(folder))
-
-
 @pytest.fixture
 def crowded_cpu():
-    """Pin this process (so its workers) to CPU 0; return what fills that CPU with neighbours.
+    """Return what pins a session's worker to CPU 0 and fills that CPU with neighbours.
 
     The neighbours start only when asked, once the worker has loaded: loading is charged apart
     from the test's request, and a slow load under the crowd would only measure the machine.
     """
     before = os.sched_getaffinity(0)
-    os.sched_setaffinity(0, {0})
+    os.sched_setaffinity(0, {0})  # the neighbours this process starts inherit it
     spinners = []
 
-    def crowd():
+    def crowd(session):
+        for pid in session.worker.group.pids():  # the worker, by its id outside the sandbox
+            os.sched_setaffinity(pid, {0})
         # Each in a session of its own, so that the scheduler weighs each as one neighbour.
         spinners.extend(
             subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
@@ -168,17 +161,16 @@ def crowded_cpu():
         os.sched_setaffinity(0, before)
 
 
-def timed(isolation, source, crowd=None):
+def timed(server, source, crowd=None):
     """Run one scenario after loading; return how it ended, its wall time and its charge.
 
-    `crowd`, when given, is called between loading and the scenario.
+    `crowd`, when given, is called with the session between loading and the scenario.
     """
-    limits = replace(Limits(timeout=10.0, test_timeout=TEST_LIMIT), isolation=isolation)
-    session = SubmissionSession([CodeUnit("timed", "timed.py", source)], limits)
+    session = session_for(server, source, timeout=10.0, test_timeout=TEST_LIMIT)
     try:
         session.start()  # loading is a request of its own, charged apart from the test's
         if crowd is not None:
-            crowd()
+            crowd(session)
         started, charged_before = time.monotonic(), session.spent
         try:
             envelope = session.call(scenario(returns({"n": 1}))).envelope
@@ -194,23 +186,24 @@ def test_workers_here_have_a_processor_meter():
     assert "cpuacct" in cgroups.available()
 
 
-def test_the_isolation_line_says_how_time_is_charged(isolation):
-    assert "time charged as each submission's own processor time" in describe(isolation)
+def test_the_isolation_line_says_how_time_is_charged(contained_server):
+    described = describe(contained_server.isolation)
+    assert "time charged as each submission's own processor time" in described
 
 
 def test_honest_code_on_a_crowded_processor_passes_though_it_outlasts_its_limit(
-    isolation, crowded_cpu
+    contained_server, crowded_cpu
 ):
-    status, wall, charged = timed(isolation, burning(TEST_LIMIT / 2), crowded_cpu)
+    status, wall, charged = timed(contained_server, burning(TEST_LIMIT / 2), crowded_cpu)
     assert status == "passed"
     assert wall > TEST_LIMIT  # a wall-clock limit would have timed this student out
     assert charged < TEST_LIMIT
 
 
 def test_code_that_computes_past_its_limit_on_a_crowded_processor_still_times_out(
-    isolation, crowded_cpu
+    contained_server, crowded_cpu
 ):
-    status, wall, charged = timed(isolation, burning(TEST_LIMIT * 3), crowded_cpu)
+    status, wall, charged = timed(contained_server, burning(TEST_LIMIT * 3), crowded_cpu)
     assert status == "timeout"
     assert charged >= TEST_LIMIT
     # Charged its processor time, well under the wall time the crowd made it take (the
@@ -218,8 +211,8 @@ def test_code_that_computes_past_its_limit_on_a_crowded_processor_still_times_ou
     assert charged < wall / 2
 
 
-def test_code_that_sleeps_past_its_limit_times_out_at_its_limit(isolation):
-    status, wall, charged = timed(isolation, burning(30, how="sleep"))
+def test_code_that_sleeps_past_its_limit_times_out_at_its_limit(contained_server):
+    status, wall, charged = timed(contained_server, burning(30, how="sleep"))
     assert status == "timeout"
     assert TEST_LIMIT <= charged < TEST_LIMIT + 2 * clock.POLL_SECONDS
     # Charged as it waits: a backstop alone would hold it for WALL_FACTOR times its limit.

@@ -3,17 +3,16 @@
 import importlib.util
 import os
 import socket
-import tempfile
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from sandboxes import session_for
 
 from grader.model import CodeUnit, Submission
 from grader.run import RunSettings, hidden_tests, run_submissions
 from grader.sandbox.client import adopt_orphans
-from grader.sandbox.containment import choose_isolation, prepare_runtime
-from grader.sandbox.session import Limits, LoadFailure, SubmissionSession
+from grader.sandbox.containment import prepare_runtime
+from grader.sandbox.session import LoadFailure
 
 PROJECT = Path(__file__).resolve().parents[2]
 REFERENCE_SOURCE = (PROJECT / "fixtures/submissions/correct/reference.py").read_text("utf-8")
@@ -23,13 +22,6 @@ SECRETS = (
     PROJECT / "solutions/bounded_results/07-invoke-tool.ipynb",
     PROJECT / "fixtures/submissions/correct/reference.py",
 )
-
-
-@pytest.fixture(scope="module", params=["auto", "process"])
-def isolation(request):
-    """The isolation of a job: bubblewrap where it works, and the forced fallback."""
-    with tempfile.TemporaryDirectory(prefix="grader-runtime-") as folder:
-        yield choose_isolation(prepare_runtime(folder), request.param)
 
 
 @pytest.fixture
@@ -43,19 +35,15 @@ def private_files(tmp_path):
     return job, other
 
 
-def printed_at_load(isolation, source):
+def printed_at_load(server, source):
     """Load `source` in a worker and return what it printed."""
     source += "\ndef invoke_tool(request, tools, **options):\n    return {}\n"
-    session = SubmissionSession([CodeUnit("probe", "probe.py", source)], limits(isolation))
+    session = session_for(server, source, timeout=8.0, test_timeout=6.0)
     try:
         session.start()
     finally:
         session.stop()
     return session.take_output()
-
-
-def limits(isolation):
-    return replace(Limits(timeout=8.0, test_timeout=6.0), isolation=isolation)
 
 
 def try_to_read(paths):
@@ -68,31 +56,31 @@ def try_to_read(paths):
     return "\n".join(lines)
 
 
-def test_bubblewrap_worker_cannot_read_hidden_tests_solutions_or_other_files(private_files):
-    with tempfile.TemporaryDirectory(prefix="grader-runtime-") as folder:
-        isolation = choose_isolation(prepare_runtime(folder), "auto")
-        assert isolation.mode == "bubblewrap"
-        paths = (*SECRETS, *private_files)
-        output = printed_at_load(isolation, try_to_read(paths))
+def test_bubblewrap_worker_cannot_read_hidden_tests_solutions_or_other_files(
+    contained_server, private_files
+):
+    assert contained_server.isolation.mode == "bubblewrap"
+    paths = (*SECRETS, *private_files)
+    output = printed_at_load(contained_server, try_to_read(paths))
     assert "READ" not in output
     assert output.count("DENIED") == len(paths)
 
 
-def test_worker_cannot_read_the_job_input_or_another_students_file(isolation, private_files):
-    output = printed_at_load(isolation, try_to_read(private_files))
+def test_worker_cannot_read_the_job_input_or_another_students_file(fork_server, private_files):
+    output = printed_at_load(fork_server, try_to_read(private_files))
     assert output.count("DENIED") == 2, output
 
 
-def test_worker_runs_as_its_own_user_when_the_grader_is_root(isolation):
-    output = printed_at_load(isolation, "import os\nprint('UID', os.getuid(), os.getgroups())\n")
+def test_worker_runs_as_its_own_user_when_the_grader_is_root(fork_server):
+    output = printed_at_load(fork_server, "import os\nprint('UID', os.getuid(), os.getgroups())\n")
     uid = int(output.split()[1])
     assert (uid != 0) == (os.geteuid() == 0)
     if os.geteuid() == 0:
-        assert uid == isolation.uid_for(0)
+        assert uid == fork_server.isolation.uid_for(0)
         assert "[]" in output
 
 
-def test_worker_cannot_write_outside_its_scratch_folder(isolation, tmp_path):
+def test_worker_cannot_write_outside_its_scratch_folder(fork_server, tmp_path):
     out_folder = tmp_path / "grades"
     out_folder.mkdir()
     targets = (out_folder / "grades.csv", PROJECT / "grader" / "forged.py")
@@ -102,31 +90,29 @@ def test_worker_cannot_write_outside_its_scratch_folder(isolation, tmp_path):
             f"try:\n    open({str(target)!r}, 'w').write('forged')\n    print('WROTE')\n"
             "except OSError:\n    print('REFUSED')\n"
         )
-    output = printed_at_load(isolation, source)
+    output = printed_at_load(fork_server, source)
     assert "WROTE" not in output
     assert output.count("REFUSED") == len(targets)
     assert not any(target.exists() for target in targets)
 
 
-def test_bubblewrapped_worker_has_no_network():
+def test_bubblewrapped_worker_has_no_network(contained_server):
     with socket.create_server(("127.0.0.1", 0)) as listener:
         listener.settimeout(0.2)
-        output = _connect_from_worker(listener.getsockname()[1])
+        output = _connect_from_worker(contained_server, listener.getsockname()[1])
         with pytest.raises(TimeoutError):
             listener.accept()
     assert "NO NETWORK" in output
     assert "CONNECTED" not in output
 
 
-def _connect_from_worker(port):
+def _connect_from_worker(server, port):
     source = (
         "import socket\ntry:\n"
         f"    socket.create_connection(('127.0.0.1', {port}), timeout=2)\n    print('CONNECTED')\n"
         "except OSError as error:\n    print('NO NETWORK', type(error).__name__)\n"
     )
-    with tempfile.TemporaryDirectory(prefix="grader-runtime-") as folder:
-        isolation = choose_isolation(prepare_runtime(folder), "auto")
-        return printed_at_load(isolation, source)
+    return printed_at_load(server, source)
 
 
 def test_the_fallback_grades_the_reference_fully_and_labels_a_hang():
@@ -146,20 +132,19 @@ def test_the_fallback_grades_the_reference_fully_and_labels_a_hang():
     assert {o.status for o in bad.outcomes} == {"timeout"}
 
 
-def test_a_fork_bomb_is_refused_and_leaves_nothing_behind(isolation):
+def test_a_fork_bomb_is_refused_and_leaves_nothing_behind(fork_server):
     source = (
         "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n"
     )
-    session = SubmissionSession([CodeUnit("bomb", "bomb.py", source)], limits(isolation))
-    session.limits = replace(session.limits, test_timeout=1.0)
+    session = session_for(fork_server, source, timeout=8.0, test_timeout=1.0)
     adopt_orphans()  # as every grading job does, so killed forks are reaped, not left as zombies
     with pytest.raises(LoadFailure) as failure:
         session.start()
     session.stop()
     assert failure.value.status == "forbidden"
     assert "does not allow" in failure.value.reason
-    if isolation.uid is not None:
-        assert processes_of(isolation.uid_for(0)) == []
+    if fork_server.isolation.uid is not None:
+        assert processes_of(fork_server.isolation.uid_for(0)) == []
 
 
 def processes_of(uid):
@@ -176,15 +161,13 @@ def processes_of(uid):
     return found
 
 
-def test_each_worker_runs_in_a_cgroup_of_its_own_that_is_removed_with_it(isolation):
-    session = SubmissionSession(
-        [CodeUnit("probe", "probe.py", REFERENCE_SOURCE)], limits(isolation)
-    )
+def test_each_worker_runs_in_a_cgroup_of_its_own_that_is_removed_with_it(fork_server):
+    session = session_for(fork_server, REFERENCE_SOURCE)
     session.start()
     group = session.worker.group
     try:
         assert group is not None
-        assert session.worker.process.pid in group.pids()
+        assert len(group.pids()) == 1  # the worker itself, joined before any student code
         assert all(path.is_dir() for path in group.paths.values())
     finally:
         session.stop()

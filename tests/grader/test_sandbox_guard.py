@@ -5,17 +5,13 @@ code without that line is its honest twin. A cheat must end the test as `forbidd
 nothing the trusted side counts), and its twin must pass, in both isolation modes.
 """
 
-import tempfile
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from sandboxes import session_for
 
 from grader.hidden.probes import flaky, returns, scenario
-from grader.model import CodeUnit
 from grader.sandbox.client import SandboxProblem
-from grader.sandbox.containment import choose_isolation, prepare_runtime
-from grader.sandbox.session import Limits, SubmissionSession
 
 REFERENCE = (
     Path(__file__).resolve().parents[2] / "fixtures/submissions/correct/reference.py"
@@ -52,20 +48,9 @@ CHEATS = {
 }
 
 
-@pytest.fixture(scope="module", params=["auto", "process"])
-def isolation(request):
-    with tempfile.TemporaryDirectory(prefix="grader-runtime-") as folder:
-        yield choose_isolation(prepare_runtime(folder), request.param)
-
-
-def session_for(isolation, source):
-    limits = replace(Limits(timeout=20.0, test_timeout=5.0), isolation=isolation)
-    return SubmissionSession([CodeUnit("cheat", "cheat.py", source)], limits)
-
-
-def outcome(isolation, source, test=None):
+def outcome(server, source, test=None):
     """Run one scenario; return its observation, or the status it ended with."""
-    session = session_for(isolation, source)
+    session = session_for(server, source, timeout=20.0, test_timeout=5.0)
     try:
         return session.call(test or scenario(returns({"n": 1})))
     except SandboxProblem as problem:
@@ -75,16 +60,16 @@ def outcome(isolation, source, test=None):
 
 
 @pytest.mark.parametrize("name", sorted(CHEATS))
-def test_a_way_into_the_grader_is_refused_as_forbidden(isolation, name):
-    assert outcome(isolation, TEMPLATE.replace("CHEAT", CHEATS[name])) == "forbidden"
+def test_a_way_into_the_grader_is_refused_as_forbidden(fork_server, name):
+    assert outcome(fork_server, TEMPLATE.replace("CHEAT", CHEATS[name])) == "forbidden"
 
 
-def test_the_honest_twin_of_every_cheat_passes(isolation):
-    observation = outcome(isolation, TEMPLATE.replace("CHEAT", "pass"))
+def test_the_honest_twin_of_every_cheat_passes(fork_server):
+    observation = outcome(fork_server, TEMPLATE.replace("CHEAT", "pass"))
     assert observation.envelope == {"id": "req-7", "ok": True, "value": {"n": 1}, "error": None}
 
 
-def test_forging_the_tools_call_count_does_not_hide_a_retry(isolation):
+def test_forging_the_tools_call_count_does_not_hide_a_retry(fork_server):
     retrying = (
         REFERENCE + "\ndef invoke_tool(request, tools, **options):\n"
         "    tool = tools[request['tool']]\n"
@@ -98,12 +83,12 @@ def test_forging_the_tools_call_count_does_not_hide_a_retry(isolation):
         "        setattr(tool, forged, 1 if forged == 'calls' else [])\n"
         "    return {'id': request['id'], 'ok': True, 'value': value, 'error': None}\n"
     )
-    observation = outcome(isolation, retrying, scenario(flaky({"n": 1})))
+    observation = outcome(fork_server, retrying, scenario(flaky({"n": 1})))
     assert observation["calls"] == {"probe": 2}
     assert len(observation["received"]["probe"]) == 2
 
 
-def test_a_tool_shows_nothing_of_what_it_will_do_before_it_is_called(isolation):
+def test_a_tool_shows_nothing_of_what_it_will_do_before_it_is_called(fork_server):
     snooping = (
         REFERENCE + "\n_honest = invoke_tool\n\n"
         "def invoke_tool(request, tools, **options):\n"
@@ -112,12 +97,12 @@ def test_a_tool_shows_nothing_of_what_it_will_do_before_it_is_called(isolation):
         "    seen = sorted(vars(tool)) + sorted(tool.__globals__) + [repr(c) for c in cells]\n"
         "    return {'id': request['id'], 'ok': True, 'value': seen, 'error': None}\n"
     )
-    observation = outcome(isolation, snooping, scenario(returns({"secret": "PRIVATE-value"})))
+    observation = outcome(fork_server, snooping, scenario(returns({"secret": "PRIVATE-value"})))
     assert observation["calls"] == {"probe": 0}
     assert "PRIVATE-value" not in repr(observation.envelope)
 
 
-def test_the_main_module_is_the_submission_not_the_worker(isolation):
+def test_the_main_module_is_the_submission_not_the_worker(fork_server):
     probe = (
         REFERENCE + "\nimport sys\n_honest = invoke_tool\n\n"
         "def invoke_tool(request, tools, **options):\n"
@@ -126,11 +111,11 @@ def test_the_main_module_is_the_submission_not_the_worker(isolation):
         "    envelope['value'] = [main.__name__, hasattr(main, '_honest')]\n"
         "    return envelope\n"
     )
-    observation = outcome(isolation, probe)
+    observation = outcome(fork_server, probe)
     assert observation.envelope["value"] == ["submission", True]
 
 
-def test_ctypes_cannot_be_imported_and_trying_costs_nothing(isolation):
+def test_ctypes_cannot_be_imported_and_trying_costs_nothing(fork_server):
     probe = (
         REFERENCE + "\n_honest = invoke_tool\n\n"
         "def invoke_tool(request, tools, **options):\n"
@@ -143,12 +128,12 @@ def test_ctypes_cannot_be_imported_and_trying_costs_nothing(isolation):
         "    envelope['value'] = found\n"
         "    return envelope\n"
     )
-    assert outcome(isolation, probe).envelope["value"] == "unavailable"
+    assert outcome(fork_server, probe).envelope["value"] == "unavailable"
 
 
-def test_a_scenario_asked_again_is_answered_from_the_first_run(isolation):
+def test_a_scenario_asked_again_is_answered_from_the_first_run(fork_server):
     printing = TEMPLATE.replace("CHEAT", "print('ran')")
-    session = session_for(isolation, printing)
+    session = session_for(fork_server, printing, timeout=20.0, test_timeout=5.0)
     try:
         first = session.call(scenario(returns({"n": 1})))
         assert session.take_output().count("ran") == 1

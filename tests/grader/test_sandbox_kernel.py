@@ -5,7 +5,6 @@ stops enforcing what it states.
 """
 
 import json
-import os
 import select
 import signal
 import subprocess
@@ -18,7 +17,7 @@ from pathlib import Path
 import pyseccomp
 import pytest
 
-from grader.sandbox import cgroups, syscalls
+from grader.sandbox import cgroups, containment, syscalls
 
 REPO = Path(__file__).resolve().parents[2]
 MIB = 1 << 20
@@ -49,20 +48,22 @@ def _numbers(*names: str) -> dict[str, int]:
     return {name: pyseccomp.resolve_syscall(pyseccomp.Arch.NATIVE, name) for name in names}
 
 
-def _sandboxed(code: str, tmp_path: Path, program: bytes | None) -> subprocess.CompletedProcess:
-    """Run `code` in Python under a minimal bubblewrap, with `program` as its seccomp filter."""
+def _sandboxed(code: str, program: bytes | None) -> subprocess.CompletedProcess:
+    """Run `code` in Python under a minimal bubblewrap, after it applied `program` to itself.
+
+    As a worker does: the fork server runs unfiltered, and each worker installs the program
+    before any student code.
+    """
     command = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     command += ["--unshare-pid", "--die-with-parent"]
-    fds: tuple[int, ...] = ()
+    install = ""
     if program is not None:
-        fds = (syscalls.open_program(syscalls.write_program(program, tmp_path)),)
-        command += ["--seccomp", str(fds[0])]
-    command += [sys.executable, "-I", "-c", PRELUDE + textwrap.dedent(code)]
-    try:
-        return subprocess.run(command, pass_fds=fds, capture_output=True, text=True, timeout=30)
-    finally:
-        for fd in fds:
-            os.close(fd)
+        install = (
+            "from grader.sandbox.inside.syscalls import install\n"
+            f"install(bytes.fromhex({program.hex()!r}))\n"
+        )
+    command += [sys.executable, "-I", "-c", PRELUDE + install + textwrap.dedent(code)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=30)
 
 
 def _report(done: subprocess.CompletedProcess) -> dict:
@@ -70,40 +71,10 @@ def _report(done: subprocess.CompletedProcess) -> dict:
     return json.loads(done.stdout.splitlines()[-1])
 
 
-def test_both_programs_are_built_on_this_machine():
-    for program in (syscalls.startup_program(), syscalls.late_program()):
-        assert isinstance(program, bytes)
-        assert program and len(program) % 8 == 0  # whole BPF instructions
-
-
-def test_open_program_gives_a_fresh_descriptor_from_the_start(tmp_path):
-    path = syscalls.write_program(b"12345678", tmp_path)
-    first, second = syscalls.open_program(path), syscalls.open_program(path)
-    try:
-        assert first != second
-        assert os.read(first, 100) == b"12345678"
-        assert os.read(second, 100) == b"12345678"
-    finally:
-        os.close(first)
-        os.close(second)
-
-
-def test_honest_code_runs_normally_under_the_startup_program(tmp_path):
-    done = _sandboxed(
-        """
-        import logging, re, threading
-        found = []
-        worker = threading.Thread(target=lambda: found.append(re.sub("a", "b", "aa")))
-        worker.start()
-        worker.join()
-        logging.getLogger("honest").warning("still logging")
-        print(json.dumps({"found": found}))
-        """,
-        tmp_path,
-        syscalls.startup_program(),
-    )
-    assert _report(done) == {"found": ["bb"]}
-    assert "still logging" in done.stderr
+def test_the_program_is_built_on_this_machine():
+    program = syscalls.worker_program()
+    assert isinstance(program, bytes)
+    assert program and len(program) % 8 == 0  # whole BPF instructions
 
 
 ESCAPES = """
@@ -117,38 +88,29 @@ print(json.dumps({
 """
 
 
-def test_startup_program_refuses_keyrings_sockets_memfd_and_namespaces(tmp_path):
+def test_the_program_refuses_keyrings_sockets_memfd_and_namespaces():
     code = f"NUMBERS = {_numbers('keyctl', 'unshare')!r}\n" + ESCAPES
-    done = _sandboxed(code, tmp_path, syscalls.startup_program())
+    done = _sandboxed(code, syscalls.worker_program())
     assert _report(done) == dict.fromkeys(("keyctl", "socket", "memfd_create", "unshare"), "EPERM")
 
 
-def test_the_same_calls_succeed_without_the_filter(tmp_path):
+def test_the_same_calls_succeed_without_the_filter():
     # The control for the test above: the refusals come from the filter, not from bubblewrap.
     code = f"NUMBERS = {_numbers('keyctl', 'unshare')!r}\n" + ESCAPES
-    report = _report(_sandboxed(code, tmp_path, None))
+    report = _report(_sandboxed(code, None))
     assert "EPERM" not in report.values(), report
 
 
-def test_startup_program_refuses_every_listed_syscall_whatever_the_arguments(tmp_path):
+def test_the_program_refuses_every_listed_syscall_whatever_the_arguments():
     # With the filter these never reach the kernel proper, so zero arguments are safe to pass.
-    numbers = _numbers(*syscalls.STARTUP_DENIED, "clone3")
+    numbers = _numbers(*syscalls.DENIED, "clone3")
     code = f"print(json.dumps({{name: raw(nr) for name, nr in {numbers!r}.items()}}))"
-    report = _report(_sandboxed(code, tmp_path, syscalls.startup_program()))
-    assert report == {**dict.fromkeys(syscalls.STARTUP_DENIED, "EPERM"), "clone3": "ENOSYS"}
+    report = _report(_sandboxed(code, syscalls.worker_program()))
+    assert report == {**dict.fromkeys(syscalls.DENIED, "EPERM"), "clone3": "ENOSYS"}
 
 
-def _late(code: str, tmp_path: Path) -> subprocess.CompletedProcess:
-    """Run `code` after the child installed the late program, both programs stacked as in use."""
-    install = f"""
-from grader.sandbox.inside.syscalls import install
-install(bytes.fromhex({syscalls.late_program().hex()!r}))
-"""
-    return _sandboxed(install + textwrap.dedent(code), tmp_path, syscalls.startup_program())
-
-
-def test_interpreter_works_normally_after_the_late_program(tmp_path):
-    done = _late(
+def test_interpreter_works_normally_under_the_program():
+    done = _sandboxed(
         """
         import json, logging, re, traceback
         logging.basicConfig()
@@ -165,15 +127,15 @@ def test_interpreter_works_normally_after_the_late_program(tmp_path):
         print(json.dumps({"re": re.findall("a+", "caab"), "shown": "KeyError" in shown,
                           "memory": memory}))
         """,
-        tmp_path,
+        syscalls.worker_program(),
     )
     assert _report(done) == {"re": ["aa"], "shown": True, "memory": "MemoryError"}
     assert "logged after the filter" in done.stderr
 
 
-def test_late_program_refuses_signal_handlers_threads_and_processes(tmp_path):
+def test_the_program_refuses_signal_handlers_threads_and_processes():
     numbers = _numbers("clone3")
-    done = _late(
+    done = _sandboxed(
         f"""
         import signal, threading
         def thread():
@@ -191,7 +153,7 @@ def test_late_program_refuses_signal_handlers_threads_and_processes(tmp_path):
             "clone3": raw({numbers["clone3"]}),
         }}))
         """,
-        tmp_path,
+        syscalls.worker_program(),
     )
     assert _report(done) == {
         "handler": "EPERM",
@@ -203,30 +165,31 @@ def test_late_program_refuses_signal_handlers_threads_and_processes(tmp_path):
     }
 
 
-def test_a_handler_installed_before_the_late_program_still_runs(tmp_path):
-    # The worker's own timeout keeps working: returning from a handler is still allowed.
+def test_a_handler_installed_before_the_program_still_runs():
+    # A handler the interpreter set before the filter keeps working: returning from a handler
+    # is still allowed.
     code = """
 import signal, time
 fired = []
 signal.signal(signal.SIGALRM, lambda *_: fired.append(True))
 from grader.sandbox.inside.syscalls import install
-install(bytes.fromhex(LATE))
+install(bytes.fromhex(PROGRAM))
 signal.setitimer(signal.ITIMER_REAL, 0.05)
 deadline = time.monotonic() + 2
 while not fired and time.monotonic() < deadline:
     time.sleep(0.01)
 print(json.dumps({"fired": fired}))
 """
-    code = f"LATE = {syscalls.late_program().hex()!r}\n" + code
-    assert _report(_sandboxed(code, tmp_path, None)) == {"fired": [True]}
+    code = f"PROGRAM = {syscalls.worker_program().hex()!r}\n" + code
+    assert _report(_sandboxed(code, None)) == {"fired": [True]}
 
 
-def test_install_raises_when_the_kernel_refuses_the_program(tmp_path):
+def test_install_raises_when_the_kernel_refuses_the_program():
     code = """
 from grader.sandbox.inside.syscalls import install
 print(json.dumps([outcome(lambda: install(program)) for program in (b"", bytes(8))]))
 """
-    assert _report(_sandboxed(code, tmp_path, None)) == ["EINVAL", "EINVAL"]
+    assert _report(_sandboxed(code, None)) == ["EINVAL", "EINVAL"]
 
 
 # cgroups
@@ -389,3 +352,70 @@ def test_close_kills_an_attached_process_and_removes_every_folder(make_group):
     finally:
         sleeper.kill()
         sleeper.wait()
+
+
+# What a worker does to itself as the fork server forks it (grader/sandbox/inside/syscalls.py)
+
+
+def _in_user_namespace(code: str, tmp_path: Path) -> dict:
+    """Run `code` where a fork server runs without root: root of its own user namespace.
+
+    The command is the grader's own (grader.sandbox.containment) for a grader without root.
+    """
+    isolation = containment.Isolation("bubblewrap", str(containment.prepare_runtime(tmp_path)))
+    command = containment.forkserver_command(isolation, PRELUDE + textwrap.dedent(code))
+    return _report(subprocess.run(command, capture_output=True, text=True, timeout=30))
+
+
+def test_drop_capabilities_leaves_none_even_to_a_root_of_its_own_namespace(tmp_path):
+    report = _in_user_namespace(
+        """
+        from grader.sandbox.inside import syscalls
+        def capabilities():
+            lines = open("/proc/self/status").read().splitlines()
+            return {line.split(":")[0]: int(line.split()[1], 16)
+                     for line in lines if line.startswith("Cap")}
+        before = capabilities()
+        syscalls.drop_capabilities()
+        print(json.dumps({"before": before["CapEff"] > 0, "after": capabilities(),
+                          "mount": outcome(syscalls.private_mounts)}))
+        """,
+        tmp_path,
+    )
+    assert report["before"]
+    assert report["after"] == dict.fromkeys(("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"), 0)
+    assert report["mount"] == "EPERM"
+
+
+def test_private_mounts_give_fresh_size_limited_folders_that_the_parent_never_sees(tmp_path):
+    report = _in_user_namespace(
+        """
+        from grader.sandbox.inside import syscalls
+        open("/tmp/before", "w").close()
+        reading, writing = os.pipe()
+        child = os.fork()
+        if child == 0:
+            syscalls.private_mounts()
+            seen = {folder: os.listdir(folder) for folder in ("/tmp", "/dev/shm", "/scratch")}
+            try:
+                with open("/tmp/big", "wb") as big:
+                    big.write(bytes(32 << 20))  # twice the size of the private /tmp
+                filled = "ok"
+            except OSError as error:
+                filled = errno.errorcode[error.errno]
+            open("/scratch/left", "w").close()
+            os.write(writing, json.dumps({"seen": seen, "filled": filled}).encode())
+            os._exit(0)
+        os.close(writing)
+        os.waitpid(child, 0)
+        print(json.dumps({"child": json.loads(os.read(reading, 4096)),
+                          "parent_tmp": sorted(os.listdir("/tmp")),
+                          "parent_scratch": os.listdir("/scratch")}))
+        """,
+        tmp_path,
+    )
+    assert report == {
+        "child": {"seen": {"/tmp": [], "/dev/shm": [], "/scratch": []}, "filled": "ENOSPC"},
+        "parent_tmp": ["before"],
+        "parent_scratch": [],
+    }

@@ -9,6 +9,7 @@ import os
 import resource
 import sys
 
+from grader.sandbox.inside import syscalls
 from grader.sandbox.inside.channel import REPLY_FD, REQUEST_FD
 from grader.sandbox.inside.loop import refuse
 
@@ -45,18 +46,22 @@ _PRELOAD = (
 
 
 def shut_in(hello):
-    """Apply what the first request asks for: the user to become, limits, the late filter."""
+    """Apply what the first request asks for: the user to become, limits, the seccomp filter."""
     _keep_only_the_channel()
     _refuse_threads_and_signals()
-    late_filter = hello.get("late_filter")
-    if late_filter:
-        from grader.sandbox.inside import syscalls  # ctypes: imported only when needed
     if hello.get("uid") is not None:
-        _become(hello["uid"])
+        parent = os.getppid()
+        _become(hello["uid"])  # switching from root gives up every capability
+        # ...and the kernel's promise to kill it with its parent: ask again.
+        syscalls.die_with_parent()
+        if os.getppid() != parent:  # the parent died before the promise was renewed
+            raise SystemExit("the worker's parent has gone")
+    else:
+        syscalls.drop_capabilities()  # root of a user namespace, or already without any
     for name, amount in hello.get("limits", {}).items():
         resource.setrlimit(_LIMITS[name], (amount, amount))
-    if late_filter:
-        syscalls.install(bytes.fromhex(late_filter))
+    if hello.get("seccomp"):
+        syscalls.install(bytes.fromhex(hello["seccomp"]))
 
 
 def _keep_only_the_channel():

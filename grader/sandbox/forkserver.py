@@ -1,0 +1,116 @@
+"""The trusted side of a job's fork server: start it once, ask it for each new worker.
+
+    with ForkServer.open("auto") as server:      # once per job: runtime copy, isolation
+        worker = Worker(server, limits, uid)     # grader.sandbox.client: a fork, not a start
+
+The fork server (grader/sandbox/inside/forkserver.py) runs inside the sandbox, imports the
+worker's code once and forks each worker from that warm copy. This side hands it each worker's
+descriptors over a Unix socket and asks it to kill a worker; it never hands it anything a
+worker could use against another. A fork server that died (a student cannot reach it, but the
+machine may kill it) is started again for the next worker.
+"""
+
+import array
+import contextlib
+import json
+import os
+import socket
+import subprocess
+from collections.abc import Iterator
+
+from grader.sandbox import containment
+from grader.sandbox.cleanup import temporary_folder
+from grader.sandbox.containment import Isolation
+from grader.sandbox.inside.forkserver import CONTROL_FD
+
+STOP_SECONDS = 2.0
+
+
+class ForkServer:
+    """One job's warm parent of workers, started on first use and stopped by `close()`."""
+
+    def __init__(self, isolation: Isolation) -> None:
+        self.isolation = isolation
+        self.process: subprocess.Popen | None = None
+        self.control: socket.socket | None = None
+        self.spawned = 0
+
+    @classmethod
+    @contextlib.contextmanager
+    def open(cls, wanted: str = "auto") -> Iterator["ForkServer"]:
+        """Yield a fork server for a fresh runtime copy and the strongest isolation that works.
+
+        `wanted="process"` forces the fallback isolation. The runtime folder goes with
+        remove_tree, which nothing a worker without bubblewrap could leave there can stop.
+        """
+        with temporary_folder("grader-runtime-") as folder:
+            isolation = containment.choose_isolation(containment.prepare_runtime(folder), wanted)
+            server = cls(isolation)
+            try:
+                yield server
+            finally:
+                server.close()
+
+    def spawn(self, fds: list[int], scratch: str | None) -> int:
+        """Fork a worker with these descriptors; return its number for `kill`.
+
+        `fds` are, in order: the request pipe's reading end, the reply pipe's writing end, the
+        output file, the status pipe's writing end and any `cgroup.procs` files to join.
+        """
+        if self.process is None or self.process.poll() is not None:
+            self._start()
+        self.spawned += 1
+        message = {
+            "op": "spawn",
+            "child": self.spawned,
+            "private": self.isolation.private_mounts,
+            "scratch": scratch,
+        }
+        self._send(message, fds)
+        return self.spawned
+
+    def kill(self, number: int, sweep_uid: int | None = None) -> None:
+        """Kill worker `number`; with `sweep_uid`, every process of that user too."""
+        with contextlib.suppress(OSError):
+            self._send({"op": "kill", "child": number, "sweep_uid": sweep_uid}, [])
+
+    def close(self) -> None:
+        """Stop the fork server, which kills every worker it still has."""
+        if self.control is not None:
+            self.control.close()
+            self.control = None
+        if self.process is not None:
+            try:
+                self.process.wait(timeout=STOP_SECONDS)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+            self.process = None
+
+    def _start(self) -> None:
+        self.close()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+
+        def give_socket() -> None:  # in the new process, before it runs the command
+            os.dup2(theirs.fileno(), CONTROL_FD)  # dup2 leaves the new descriptor inheritable
+
+        try:
+            self.process = subprocess.Popen(
+                containment.forkserver_command(self.isolation),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                cwd="/",
+                env=containment.forkserver_environment(self.isolation),
+                close_fds=False,  # Python's own descriptors are not inherited (PEP 446)
+                preexec_fn=give_socket,
+                start_new_session=True,
+            )
+        finally:
+            theirs.close()
+        self.control = ours
+
+    def _send(self, message: dict, fds: list[int]) -> None:
+        assert self.control is not None
+        data = json.dumps(message).encode("ascii")
+        rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))] if fds else []
+        self.control.sendmsg([data], rights)

@@ -1,0 +1,134 @@
+"""The job's fork server: every worker is forked fresh, and no worker reaches another or the server.
+
+Workers of one job are forked one after another from the same warm parent, so each test here
+lets one submission try to leave something for, or do something to, the next, and shows that
+the next one finds nothing and grades as it would alone.
+"""
+
+import os
+import signal
+from pathlib import Path
+
+import pytest
+from sandboxes import session_for
+
+from grader.hidden.probes import returns, scenario
+from grader.sandbox.client import SandboxProblem
+from grader.sandbox.session import LoadFailure
+
+REFERENCE = (
+    Path(__file__).resolve().parents[2] / "fixtures/submissions/correct/reference.py"
+).read_text(encoding="utf-8")
+ROOT = os.geteuid() == 0
+
+
+def printed_at_load(server, source, serial=0):
+    """Load `source` (with a trivial invoke_tool) in a fresh worker; return what it printed."""
+    source += "\ndef invoke_tool(request, tools, **options):\n    return {}\n"
+    session = session_for(server, source, serial)
+    try:
+        session.start()
+    finally:
+        session.stop()
+    return session.take_output()
+
+
+LEAVES_FILES = """
+import os
+for folder in ("/tmp", "/dev/shm", "."):
+    path = os.path.join(folder, "left-for-the-next")
+    with open(path, "w") as note:
+        note.write("the answers")
+    os.chmod(path, 0o666)
+print("LEFT", sorted(os.listdir("/tmp")), sorted(os.listdir("/dev/shm")), os.getcwd())
+"""
+LOOKS_FOR_FILES = """
+import os
+print("FOUND", [f for d in ("/tmp", "/dev/shm", ".") for f in os.listdir(d)])
+"""
+
+
+def test_a_worker_finds_empty_scratch_tmp_and_shared_memory_whatever_the_last_one_left(
+    contained_server,
+):
+    left = printed_at_load(contained_server, LEAVES_FILES, serial=0)
+    assert "left-for-the-next" in left  # the first worker could write in all three
+    found = printed_at_load(contained_server, LOOKS_FOR_FILES, serial=1)
+    assert "FOUND []" in found, found
+
+
+def test_nothing_a_worker_writes_reaches_the_hosts_disk(contained_server, tmp_path):
+    printed_at_load(contained_server, LEAVES_FILES)
+    assert not list(tmp_path.parent.glob("**/left-for-the-next"))
+    assert not os.path.exists("/tmp/left-for-the-next")
+    assert not os.path.exists("/dev/shm/left-for-the-next")
+
+
+def test_a_worker_cannot_take_back_root(fork_server):
+    output = printed_at_load(
+        fork_server,
+        "import os\n"
+        "attempts = (lambda: os.setuid(0), lambda: os.setgid(0), lambda: os.chown('.', 0, 0))\n"
+        "for attempt in attempts:\n"
+        "    try:\n"
+        "        attempt()\n"
+        "        print('GAINED')\n"
+        "    except OSError:\n"
+        "        print('REFUSED')\n",
+    )
+    if ROOT:  # without root there is no root to take back
+        assert output.count("REFUSED") == 3 and "GAINED" not in output, output
+
+
+KILLS_EVERYTHING = """
+import os, signal
+for target in [-1, *range(1, 200)]:
+    if target == os.getpid():
+        continue
+    try:
+        os.kill(target, signal.SIGKILL)
+    except OSError:
+        pass
+print("STILL HERE")
+"""
+
+
+@pytest.mark.skipif(not ROOT, reason="each submission has a user of its own only as root")
+def test_a_worker_that_signals_every_process_harms_no_one_else(contained_server):
+    assert "STILL HERE" in printed_at_load(contained_server, KILLS_EVERYTHING, serial=0)
+    assert contained_server.process.poll() is None  # the fork server lives on
+    second = session_for(contained_server, REFERENCE, serial=1)
+    try:
+        observation = second.call(scenario(returns({"n": 1})))
+    finally:
+        second.stop()
+    assert observation.envelope == {"id": "req-7", "ok": True, "value": {"n": 1}, "error": None}
+
+
+def test_a_fork_server_that_died_is_started_again_for_the_next_worker(fork_server):
+    doomed = session_for(fork_server, REFERENCE, serial=0)
+    doomed.start()
+    os.killpg(fork_server.process.pid, signal.SIGKILL)  # as the machine might
+    fork_server.process.wait()
+    with pytest.raises(SandboxProblem) as problem:
+        doomed.call(scenario(returns({"n": 1})))
+    doomed.stop()
+    assert problem.value.status == "crash"  # its worker died with the server
+    fresh = session_for(fork_server, REFERENCE, serial=1)
+    try:
+        observation = fresh.call(scenario(returns({"n": 2})))
+    finally:
+        fresh.stop()
+    assert observation.envelope["value"] == {"n": 2}
+
+
+def test_how_a_worker_ended_is_reported_by_its_exit_status_or_signal(fork_server):
+    for source, expected in (
+        ("import os\nos._exit(3)\n", "(exit 3)"),
+        ("import os\nos.abort()\n", f"(signal {int(signal.SIGABRT)})"),
+    ):
+        session = session_for(fork_server, source)
+        with pytest.raises(LoadFailure) as failure:
+            session.start()
+        assert failure.value.status == "crash"
+        assert expected in failure.value.reason, failure.value.reason

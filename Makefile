@@ -34,8 +34,10 @@ $(STAMP): requirements.txt pyproject.toml
 	@touch $(STAMP)
 
 # Debian packages: the browser and its driver for the widget test, fonts so its screenshots show
-# Japanese text and emoji, and bubblewrap, which the grader uses to contain student code.
-BROWSER_PACKAGES := chromium chromium-driver fonts-noto-cjk fonts-noto-color-emoji bubblewrap
+# Japanese text and emoji, bubblewrap, which the grader uses to contain student code, and
+# debootstrap, which makes the fresh root the Gradescope bundle is tried in end to end.
+BROWSER_PACKAGES := chromium chromium-driver fonts-noto-cjk fonts-noto-color-emoji bubblewrap \
+	debootstrap
 
 browser-deps:
 	@if dpkg -s $(BROWSER_PACKAGES) >/dev/null 2>&1; then \

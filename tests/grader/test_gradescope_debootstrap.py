@@ -37,6 +37,7 @@ exec chroot "$ROOT" /usr/bin/env -i "$@"
 # Where the root keeps this machine's certificate authorities: its network may reach the package
 # registries through a proxy of its own, which pip in the root must trust as pip here does.
 MACHINE_CA = "/etc/machine-ca.crt"
+SYSTEM_CA = "/etc/ssl/certs/ca-certificates.crt"
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="chroot needs root (CI runs as root)")
 
@@ -65,6 +66,9 @@ def base_root():
     assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-3000:]
     shutil.rmtree(done, ignore_errors=True)
     partial.rename(done)  # only a finished root is ever found under its key
+    for stale in CACHE.glob("????????????????"):  # roots made under other keys are never used again
+        if stale != done:
+            shutil.rmtree(stale, ignore_errors=True)
     return done / "root"
 
 
@@ -91,9 +95,10 @@ def image(tmp_path_factory):
     root = tmp_path_factory.mktemp("image") / "root"
     subprocess.run(["cp", "-a", "--reflink=auto", str(base_root()), str(root)], check=True)
     shutil.copy("/etc/resolv.conf", root / "etc" / "resolv.conf")  # apt and pip reach out
-    trusted = next(filter(None, map(os.environ.get, ("PIP_CERT", "REQUESTS_CA_BUNDLE"))), None)
-    if trusted and Path(trusted).is_file():
-        shutil.copy(trusted, root / MACHINE_CA.lstrip("/"))
+    named = [os.environ.get(name) for name in ("PIP_CERT", "REQUESTS_CA_BUNDLE", "SSL_CERT_FILE")]
+    trusted = [Path(p) for p in [*named, SYSTEM_CA] if p and Path(p).is_file()]
+    if trusted:
+        shutil.copy(trusted[0], root / MACHINE_CA.lstrip("/"))
     bundle = build_bundle(tmp_path_factory.mktemp("bundle"))
     with zipfile.ZipFile(bundle) as archive:
         archive.extractall(root / "autograder" / "source")

@@ -135,6 +135,8 @@ class Worker:
             if on_call is None:
                 raise SandboxProblem("the worker called a tool outside a test")
             self.send(on_call(reply))
+            if type(reply.get("at")) is float:  # when the worker began to wait for the answer
+                stopwatch.exclude_since(reply["at"])
 
     def receive(self, stopwatch):
         """Read one signed reply within the request's time, or raise a SandboxProblem."""

@@ -35,6 +35,7 @@ class Stopwatch:
         self.mark = time.monotonic()
         self.mark_cpu: float | None = None
         self.charged = 0.0
+        self.excluded = 0.0  # seconds of the current stretch the worker spent waiting for us
         backstop = self.mark + allowance * WALL_FACTOR
         self.wall_end = backstop if wall_end is None else min(backstop, wall_end)
 
@@ -48,25 +49,40 @@ class Stopwatch:
         self._charge(now)
         return self.charged >= self.allowance or now >= self.wall_end
 
+    def exclude_since(self, started: float) -> None:
+        """Leave out of the charge the time since `started` (the worker's own clock reading).
+
+        A worker that called a tool waits, using no processor time, until the trusted side
+        answers: on a busy machine that wait is the grader's slowness, never the student's.
+        """
+        now = time.monotonic()
+        self.excluded += max(0.0, now - max(started, self.mark))
+
     def finish(self) -> float:
         """Charge the last stretch and return what the whole request cost."""
         now = time.monotonic()
         if self.mark_cpu is None:  # answered before the first poll: its wall time, no read
-            self.charged += now - self.mark
+            self.charged += self._active(now)
             self.mark = now
         else:
             self._charge(now)
         return self.charged
 
+    def _active(self, now: float) -> float:
+        """Return the wall time of the stretch ending `now`, less the waits left out of it."""
+        active = max(0.0, now - self.mark - self.excluded)
+        self.excluded = 0.0
+        return active
+
     def _charge(self, now: float) -> None:
-        elapsed = now - self.mark
+        active = self._active(now)
         if self.cpu is None:
-            self.charged += elapsed
+            self.charged += active
         else:
             used = self.cpu()
             computed = None if self.mark_cpu is None else used - self.mark_cpu
             # The first stretch has no earlier reading to compare with: charge its wall time.
-            waiting = computed is None or computed < WAITING_SHARE * elapsed
-            self.charged += elapsed if waiting else computed  # every process's time counts
+            waiting = computed is None or computed < WAITING_SHARE * active
+            self.charged += active if waiting else computed  # every process's time counts
             self.mark_cpu = used
         self.mark = now

@@ -242,7 +242,7 @@ def _open_parents(folder):
     command = []
     for parent in reversed(folder.parents):
         if parent not in (Path("/"), Path("/tmp")) and not _in_system_folder(parent):
-            command += ["--perms", "0755", "--dir", str(parent)]
+            command += ["--dir", str(parent)]  # 0755, bubblewrap's default
     return command
 
 

@@ -19,6 +19,7 @@ from grader.hidden.probes import returns, scenario
 from grader.sandbox import cgroups, clock
 from grader.sandbox.client import SandboxProblem
 from grader.sandbox.containment import describe
+from grader.sandbox.handlers import ToolRecord
 
 REFERENCE = (
     Path(__file__).resolve().parents[2] / "fixtures/submissions/correct/reference.py"
@@ -106,6 +107,19 @@ def test_no_request_outlives_the_wall_clock_backstop(monkeypatch):
     assert stopwatch.tick()
 
 
+def test_a_wait_for_the_graders_answer_to_a_tool_call_is_not_charged(monkeypatch):
+    fake = FakeTime(monkeypatch)
+    stopwatch = clock.Stopwatch(1.0, fake.meter)
+    fake.run(0.05)
+    stopwatch.tick()
+    called_at = fake.now
+    fake.run(1.5)  # a busy grader takes 1.5 s to answer; the worker waits, using nothing
+    stopwatch.exclude_since(called_at)
+    fake.run(0.1, cpu=0.1)
+    assert not stopwatch.tick()
+    assert stopwatch.finish() == pytest.approx(0.05 + 0.1)
+
+
 def test_the_session_backstop_bounds_a_request_too(monkeypatch):
     fake = FakeTime(monkeypatch)
     stopwatch = clock.Stopwatch(1.0, fake.meter, wall_end=fake.now + 0.3)
@@ -133,12 +147,15 @@ def burning(seconds, how="compute"):
 
 
 @pytest.fixture
-def crowded_cpu():
+def crowded_cpu(monkeypatch):
     """Return what pins a session's worker to CPU 0 and fills that CPU with neighbours.
 
     The neighbours start only when asked, once the worker has loaded: loading is charged apart
     from the test's request, and a slow load under the crowd would only measure the machine.
+    The wall-clock backstop is moved out of the way (it is checked on the made-up clock): a
+    fifth of a processor, less on a busy machine, would meet it before the limit itself.
     """
+    monkeypatch.setattr(clock, "WALL_FACTOR", 20)
     before = os.sched_getaffinity(0)
     os.sched_setaffinity(0, {0})  # the neighbours this process starts inherit it
     spinners = []
@@ -217,3 +234,23 @@ def test_code_that_sleeps_past_its_limit_times_out_at_its_limit(contained_server
     assert TEST_LIMIT <= charged < TEST_LIMIT + 2 * clock.POLL_SECONDS
     # Charged as it waits: a backstop alone would hold it for WALL_FACTOR times its limit.
     assert wall < TEST_LIMIT * clock.WALL_FACTOR
+
+
+def test_a_slow_grader_costs_the_student_no_time(contained_server, monkeypatch):
+    answer = ToolRecord.answer
+
+    def slow_answer(record, arguments):
+        time.sleep(TEST_LIMIT)  # the trusted side, crowded out, answers each call late
+        return answer(record, arguments)
+
+    monkeypatch.setattr(ToolRecord, "answer", slow_answer)
+    session = session_for(contained_server, REFERENCE, timeout=10.0, test_timeout=TEST_LIMIT)
+    try:
+        session.start()
+        started = time.monotonic()
+        observation = session.call(scenario(returns({"n": 1}), repeat=2))
+        waited = time.monotonic() - started
+    finally:
+        session.stop()
+    assert [e["ok"] for e in observation.envelopes] == [True, True]
+    assert waited > 2 * TEST_LIMIT  # a charge of its wall time would have timed it out

@@ -19,6 +19,7 @@ import builtins
 import gc
 import os
 import sys
+import time
 import types
 
 from grader.sandbox.inside import seal
@@ -40,6 +41,7 @@ from grader.sandbox.inside.rules import (
 # Private built-ins: see grader/sandbox/inside/picture.py.
 __builtins__ = dict(vars(builtins))
 
+_monotonic = time.monotonic  # bound before student code, which may patch the time module
 _HEADROOM = 200  # frames the guard may use beyond the student's recursion limit
 # How course.assemble.run_cells words a cell that stopped with a MemoryError.
 _MEMORY_PROBLEM = " stopped with MemoryError "
@@ -289,7 +291,8 @@ class Guard:
         arguments = box[0]
         if not records.arguments_shared:
             records.arguments_shared = shares_with_request(records, arguments)
-        self.channel.send({"call": name, "arguments": tag(arguments)})
+        # When it began to wait: the trusted side does not charge the student for its answer.
+        self.channel.send({"call": name, "arguments": tag(arguments), "at": _monotonic()})
         answer = self.channel.receive()
         if answer is None:
             os._exit(0)  # the trusted side has gone: nothing is left to report to

@@ -1,272 +1,338 @@
-"""The class report: one offline HTML page that shows how a whole class did.
+"""The class report: one offline HTML page that shows how a whole class did, and its item analysis.
 
-    write_class_report(grades, out_dir)    # writes out_dir/report.html
+    write_class_report(book.summaries(), out_dir, catalogue)
+    # writes out_dir/report.html and out_dir/item-analysis.csv
 
-The page holds the score distribution, the pass rate of each category (the concepts the class
-struggles with), the hidden tests most students failed, named by their student-facing
-description, and the students whose runs did not complete. Charts are hand-written inline SVG:
-no script, no style sheet or font from the network, so the page opens anywhere, offline. The
-same grades always give the same bytes.
+Everything here is built from StudentSummary values (grader.summary), a few numbers and one byte
+per hidden test for each student, never from every outcome of every student. The page holds the
+score distribution in bands fine enough for a class that mostly passes, each category's
+distribution and share of students at full marks, a sortable table of students linking each
+one's feedback page, for each hidden test who answered it wrongly, and the runs that did not
+finish. Charts are inline SVG and the table sorts with CSS alone: no script, no style sheet or
+font from the network, so the page opens anywhere, offline, even where scripts are blocked
+(JupyterLab shows HTML files without running them). The same summaries give the same bytes.
 """
 
-import html
-from collections import Counter
+import csv
+import io
+import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from statistics import median, quantiles
 
+from grader import class_page
+from grader.charts import Bar
 from grader.feedback import STATUS_WORDS, format_points
-from grader.model import CATEGORIES, STOPPED_STATUSES, RunResult
+from grader.model import (
+    CATEGORIES,
+    MISSING,
+    NOT_JUDGED,
+    POINTS_PER_CATEGORY,
+    STOPPED_STATUSES,
+    Grade,
+)
 from grader.report import write_atomically
-from grader.score import score
+from grader.summary import CatalogueTest, StudentSummary, error_summary, summarize
 
 REPORT_FILE = "report.html"
-SCORE_BINS = 7
-MOST_FAILED_SHOWN = 10
-# Test statuses that mean the student's code did not finish, rather than answered wrongly.
-UNSHOWABLE_REASON = "The grader could not show this result in the class report."
+ITEM_ANALYSIS_FILE = "item-analysis.csv"
+CLASS_FILES = (REPORT_FILE, ITEM_ANALYSIS_FILE)
 
-# Chart geometry, in SVG user units.
-CHART_WIDTH = 640
-PLOT_HEIGHT = 200
-TOP_ROOM = 20  # above the tallest column, for its value
-LABEL_ROOM = 150
-BAR_ROW = 28
+CENTS = 100
+# Band widths tried, in cents, finest first: the finest that needs at most MAX_BANDS bands from
+# the lowest score to full marks is used, so a class that mostly passes is spread out.
+BAND_WIDTHS = (50, 100, 200, 250, 500, 1000)
+MAX_BANDS = 40
+AXIS_LABELS = 8  # at most this many band boundaries are written under the score chart
+# A category's points in one-point bands, and full marks apart.
+CATEGORY_BANDS = POINTS_PER_CATEGORY
 
 
 @dataclass(frozen=True)
-class Bar:
-    """One bar of a chart: its label, its value, and the text a screen reader says for it."""
+class CategoryFigures:
+    """How the class did in one category."""
 
-    label: str
-    value: float  # in chart units: students for the histogram, percent for pass rates
-    title: str
+    category: str
+    bands: tuple[Bar, ...]  # students per one-point band, then at full marks
+    at_full_marks: float  # percent of graded students
+    average: float
+    tests_passed: float  # percent of the judged tests passed, over the class
 
 
-def score_bins(grades, bins=SCORE_BINS):
-    """Return one Bar per equal band of the maximum score, counting the students in each band.
+@dataclass(frozen=True)
+class TestFailures:
+    """One hidden test (all its cases) and the students who answered it wrongly."""
 
-    A score equal to the maximum falls in the top band.
+    category: str
+    description: str
+    test_id: str  # without the case, as in the item-analysis columns before "["
+    cases: int
+    students: tuple[tuple[str, int], ...]  # (student, cases failed), most first
+
+
+def graded(summaries: Iterable[StudentSummary]) -> list[StudentSummary]:
+    """Return the summaries of students who sent something: the class's figures are theirs."""
+    return [s for s in summaries if s.status != MISSING]
+
+
+def score_bands(summaries: Sequence[StudentSummary]) -> list[Bar]:
+    """Return the score histogram: equal bands from the lowest score up, then full marks apart."""
+    top = round(max((s.max_score for s in summaries), default=70.0) * CENTS)
+    scores = [round(s.score * CENTS) for s in graded(summaries)]
+    low = min((score for score in scores if score < top), default=max(0, top - 1000))
+    for width in BAND_WIDTHS:
+        start = low // width * width
+        count = math.ceil((top - start) / width)
+        if count <= MAX_BANDS:
+            break
+    step = _label_step(width, count)
+    bars = []
+    for index in range(count):
+        lower, upper = start + index * width, min(top, start + (index + 1) * width)
+        inside = sum(lower <= score < upper for score in scores)
+        label = f"{_points(lower)}–{_points(upper)}"
+        axis = _points(lower) if lower % step == 0 else ""
+        title = f"{_points(lower)} to under {_points(upper)} points: {_count(inside, 'student')}"
+        bars.append(Bar(label, inside, title, axis))
+    full = sum(score >= top for score in scores)
+    title = f"Full marks ({_points(top)} points): {_count(full, 'student')}"
+    bars.append(Bar("full marks", full, title, _points(top) + " ✓", css="bar full"))
+    return bars
+
+
+def _label_step(width: int, count: int) -> int:
+    """Return the spacing, in cents, of the band boundaries written under the score chart."""
+    for multiple in (1, 2, 4, 5, 10, 20, 40):
+        if count / multiple <= AXIS_LABELS:
+            return width * multiple
+    return width * count
+
+
+def score_figures(summaries: Sequence[StudentSummary]) -> str:
+    """Return one sentence with the class's median, quartiles and share at full marks."""
+    scores = sorted(s.score for s in graded(summaries))
+    if not scores:
+        return "No student was graded."
+    full = sum(s.score >= s.max_score for s in graded(summaries))
+    parts = [f"Median {format_points(median(scores))}"]
+    if len(scores) >= 2:
+        low, _, high = quantiles(scores, n=4, method="inclusive")
+        parts.append(f"middle half from {format_points(low)} to {format_points(high)}")
+    parts.append(f"{_percent(full, len(scores))}% at full marks")
+    return "; ".join(parts) + "."
+
+
+def category_figures(
+    summaries: Sequence[StudentSummary], catalogue: Sequence[CatalogueTest]
+) -> list[CategoryFigures]:
+    """Return how the graded students did in each category."""
+    students = graded(summaries)
+    figures = []
+    for index, category in enumerate(CATEGORIES):
+        cents = [round(s.points[index] * CENTS) for s in students]
+        full = POINTS_PER_CATEGORY * CENTS
+        bars = []
+        for band in range(CATEGORY_BANDS):
+            lower, upper = band * full // CATEGORY_BANDS, (band + 1) * full // CATEGORY_BANDS
+            inside = sum(lower <= c < upper for c in cents)
+            label = f"{_points(lower)}–{_points(upper)}"
+            bars.append(
+                Bar(label, inside, f"{category} {label} points: {_count(inside, 'student')}")
+            )
+        at_full = sum(c >= full for c in cents)
+        title = f"{category} full marks: {_count(at_full, 'student')}"
+        bars.append(Bar("full marks", at_full, title, css="bar full"))
+        average = sum(cents) / len(cents) / CENTS if cents else 0.0
+        passed, judged = _tests_passed(students, catalogue, category)
+        figures.append(
+            CategoryFigures(
+                category,
+                tuple(bars),
+                _percent(at_full, len(students)),
+                average,
+                _percent(passed, judged),
+            )
+        )
+    return figures
+
+
+def _tests_passed(students, catalogue, category):
+    """Return (passed, judged) over the class for the tests of `category`."""
+    indexes = [i for i, test in enumerate(catalogue) if test.category == category]
+    passed = judged = 0
+    for summary in students:
+        for index in indexes:
+            status = summary.status_of(index)
+            if status is not None and status != NOT_JUDGED:
+                judged += 1
+                passed += status == "passed"
+    return passed, judged
+
+
+def full_marks_bars(figures: Sequence[CategoryFigures], students: int) -> list[Bar]:
+    """Return one Bar per category: the percentage of students with all its points."""
+    return [
+        Bar(
+            f.category,
+            f.at_full_marks,
+            f"{f.category}: {f.at_full_marks:g}% of {_count(students, 'student')} at full marks",
+        )
+        for f in figures
+    ]
+
+
+def test_failures(
+    summaries: Sequence[StudentSummary], catalogue: Sequence[CatalogueTest]
+) -> list[TestFailures]:
+    """Return, for each hidden test any student answered wrongly, who did; most students first.
+
+    A test's cases count together: a student counts once, with how many of its cases they got
+    wrong. Only wrong answers count: a run that stopped early says nothing about which concepts
+    were misunderstood (stopped runs have a list of their own).
     """
-    top = max((g.max_score for g in grades), default=float(bins)) or float(bins)
-    width = top / bins
-    counts = Counter(min(int(g.score / width), bins - 1) for g in grades)
+    groups: dict[tuple[str, str], list[int]] = {}
+    for index, test in enumerate(catalogue):
+        groups.setdefault((test.category, test.description), []).append(index)
+    group_of = {index: key for key, indexes in groups.items() for index in indexes}
+    failing: dict[tuple[str, str], dict[str, int]] = {key: {} for key in groups}
+    for summary in graded(summaries):
+        for index in summary.failed_tests():
+            if index in group_of:
+                students = failing[group_of[index]]
+                students[summary.student] = students.get(summary.student, 0) + 1
+    order = {key: position for position, key in enumerate(groups)}
     result = []
-    for index in range(bins):
-        low, high = index * width, (index + 1) * width
-        label = f"{low:g}–{high:g}"
-        count = counts.get(index, 0)
-        result.append(Bar(label, count, f"{label} points: {_count(count, 'student')}"))
-    return result
+    for key, students in failing.items():
+        if students:
+            first = catalogue[groups[key][0]]
+            ranked = sorted(students.items(), key=lambda item: (-item[1], item[0]))
+            result.append(
+                TestFailures(
+                    key[0], key[1], first.test_id.split("[")[0], len(groups[key]), tuple(ranked)
+                )
+            )
+    return sorted(result, key=lambda t: (-len(t.students), order[(t.category, t.description)]))
 
 
-def category_pass_rates(grades):
-    """Return one Bar per category: the percentage of its hidden tests passed across the class."""
-    result = []
-    for category in CATEGORIES:
-        scores = [c for g in grades for c in g.categories if c.category == category]
-        total = sum(c.judged for c in scores)
-        passed = sum(c.passed for c in scores)
-        rate = round(100 * passed / total, 1) if total else 0.0
-        title = f"{category}: {rate:g}% of tests passed ({passed} of {total})"
-        result.append(Bar(category, rate, title))
-    return result
-
-
-def most_failed_tests(grades, limit=MOST_FAILED_SHOWN):
-    """Return (category, description, students) for the tests most students answered wrongly.
-
-    A test counts once per student, however many of its cases failed. Only wrong answers count:
-    a run that stopped early says nothing about which concepts were misunderstood.
-    """
-    failing = Counter()
-    for grade in grades:
-        failed = {(o.category, o.description) for o in grade.run.outcomes if o.status == "failed"}
-        failing.update(failed)
-    ranked = sorted(failing.items(), key=lambda item: (-item[1], item[0]))
-    return [(category, description, count) for (category, description), count in ranked[:limit]]
-
-
-def stopped_runs(grades):
+def stopped_runs(summaries: Sequence[StudentSummary]) -> list[tuple[str, str]]:
     """Return (student, what happened) for every student whose code did not run to the end."""
     rows = []
-    for grade in sorted(grades, key=lambda g: g.run.submission.student):
-        run = grade.run
-        stopped = Counter(o.status for o in run.outcomes if o.status in STOPPED_STATUSES)
-        if run.status == "completed" and not stopped:
+    for summary in sorted(graded(summaries), key=lambda s: s.student):
+        stopped = {status: len(summary.tests_with(status)) for status in STOPPED_STATUSES}
+        stopped = {status: count for status, count in stopped.items() if count}
+        if summary.status == "completed" and not stopped:
             continue
-        if run.status == "completed":
+        if summary.status == "completed":
             parts = ["the run finished"]
         else:
-            parts = [f"the run stopped: {STATUS_WORDS.get(run.status, run.status)}"]
+            parts = [f"the run stopped: {RUN_STATUS_WORDS[summary.status]}"]
         parts += [f"{_count(n, 'test')} {STATUS_WORDS[s]}" for s, n in sorted(stopped.items())]
-        rows.append((run.submission.student, "; ".join(parts)))
+        rows.append((summary.student, "; ".join(parts)))
     return rows
 
 
-def _count(number, noun):
-    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+# How the report words each run status (grader.model.RUN_STATUSES), in the students' table.
+RUN_STATUS_WORDS = {
+    "completed": "every hidden test ran",
+    "timeout": "timed out",
+    "crash": "crashed",
+    "error": "could not run",
+    "unreadable": "the submission could not be read",
+    MISSING: "no submission was received",
+}
 
 
-def class_report_html(grades):
-    """Return the class report page for a list of Grades."""
-    grades = sorted(grades, key=lambda g: g.run.submission.student)
-    scores = [g.score for g in grades]
-    average = format_points(sum(scores) / len(scores)) if scores else "–"
-    top = format_points(grades[0].max_score) if grades else "–"
-    sections = [
-        "<h1>Class report</h1>",
-        f"<p>{len(grades)} students graded. Average score {average} out of {top}.</p>",
-        "<h2>Score distribution</h2>",
-        column_chart(score_bins(grades), "chart-scores", "Students by score band"),
-        "<h2>Pass rate by category</h2>",
-        "<p>The share of each category's hidden tests that passed, over every student.</p>",
-        row_chart(category_pass_rates(grades), "chart-categories", "Pass rate by category"),
-        "<h2>Most failed tests</h2>",
-        _most_failed_list(most_failed_tests(grades)),
-        "<h2>Runs that timed out or crashed</h2>",
-        _stopped_table(stopped_runs(grades)),
-    ]
-    return (
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f"<title>Class report</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
-        + "\n".join(sections)
-        + "\n</body>\n</html>\n"
-    )
+def item_analysis_csv(
+    summaries: Sequence[StudentSummary], catalogue: Sequence[CatalogueTest]
+) -> str:
+    """Return the item-analysis table: one row per student, one column per hidden test case.
 
-
-def column_chart(bars, css_class, title):
-    """Return an SVG column chart: one vertical bar per Bar, scaled to the largest value."""
-    slot = (CHART_WIDTH - 40) / max(len(bars), 1)
-    largest = max((bar.value for bar in bars), default=0) or 1
-    baseline = TOP_ROOM + PLOT_HEIGHT
-    parts = [_svg_open(css_class, title, baseline + 30)]
-    axis_end = CHART_WIDTH - 20
-    parts.append(f'<line class="axis" x1="20" y1="{baseline}" x2="{axis_end}" y2="{baseline}"/>')
-    for index, bar in enumerate(bars):
-        bar_height = PLOT_HEIGHT * bar.value / largest
-        x = 20 + index * slot
-        parts.append(_rect(x + 4, baseline - bar_height, slot - 8, bar_height, bar))
-        middle = x + slot / 2
-        parts.append(_text(middle, baseline + 20, bar.label, "middle"))
-        parts.append(_text(middle, baseline - bar_height - 5, f"{bar.value:g}", "middle"))
-    parts.append("</svg>")
-    return "\n".join(parts)
-
-
-def row_chart(bars, css_class, title, full_scale=100.0):
-    """Return an SVG bar chart: one horizontal bar per Bar, `full_scale` spanning the plot.
-
-    A light track behind each bar shows the full scale, so a short bar reads as a low rate.
+    A cell is 1 for a passed test, 0 for one that earned nothing (a wrong answer, or code that
+    stopped before answering), and empty where the test did not judge this student (another
+    category's rule decided the case, or nothing was submitted).
     """
-    plot_width = CHART_WIDTH - LABEL_ROOM - 60
-    height = BAR_ROW * len(bars) + 10
-    parts = [_svg_open(css_class, title, height)]
-    for index, bar in enumerate(bars):
-        y = 5 + index * BAR_ROW
-        width = plot_width * bar.value / full_scale
-        parts.append(_text(LABEL_ROOM - 8, y + BAR_ROW / 2 + 4, bar.label, "end"))
-        parts.append(
-            f'<rect class="track" x="{LABEL_ROOM}" y="{_n(y + 4)}" width="{_n(plot_width)}" '
-            f'height="{BAR_ROW - 8}"/>'
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["student", "status", "score", *(test.test_id for test in catalogue)])
+    for summary in sorted(summaries, key=lambda s: s.student):
+        cells = []
+        for index in range(len(catalogue)):
+            status = summary.status_of(index)
+            cells.append("" if status in (None, NOT_JUDGED) else "1" if status == "passed" else "0")
+        writer.writerow([summary.student, summary.status, format_points(summary.score), *cells])
+    return buffer.getvalue()
+
+
+def class_report_html(
+    items: Iterable[StudentSummary | Grade], catalogue: Sequence[CatalogueTest] | None = None
+) -> str:
+    """Return the class report page for summaries (or Grades, summarized here)."""
+    summaries, catalogue = _as_summaries(list(items), catalogue)
+    summaries = sorted(summaries, key=lambda s: s.student)
+    figures = category_figures(summaries, catalogue)
+    return class_page.render(
+        class_page.Figures(
+            summaries=summaries,
+            bands=score_bands(summaries),
+            score_sentence=score_figures(summaries),
+            categories=figures,
+            full_marks=full_marks_bars(figures, len(graded(summaries))),
+            failures=test_failures(summaries, catalogue),
+            tests=len(catalogue),
+            stopped=stopped_runs(summaries),
+            status_words=RUN_STATUS_WORDS,
         )
-        parts.append(_rect(LABEL_ROOM, y + 4, width, BAR_ROW - 8, bar))
-        parts.append(_text(LABEL_ROOM + width + 6, y + BAR_ROW / 2 + 4, f"{bar.value:g}%", "start"))
-    parts.append("</svg>")
-    return "\n".join(parts)
-
-
-def _svg_open(css_class, title, height):
-    ident = f"{css_class}-title"
-    return (
-        f'<svg class="chart {css_class}" role="img" aria-labelledby="{ident}" '
-        f'width="{CHART_WIDTH}" height="{_n(height)}" viewBox="0 0 {CHART_WIDTH} {_n(height)}" '
-        'xmlns="http://www.w3.org/2000/svg">\n'
-        f'<title id="{ident}">{html.escape(title)}</title>'
     )
 
 
-def _rect(x, y, width, height, bar):
-    return (
-        f'<rect class="bar" x="{_n(x)}" y="{_n(y)}" width="{_n(width)}" height="{_n(height)}" '
-        f'data-label="{html.escape(bar.label)}" data-value="{bar.value:g}">'
-        f"<title>{html.escape(bar.title)}</title></rect>"
-    )
-
-
-def _text(x, y, content, anchor):
-    return (
-        f'<text x="{_n(x)}" y="{_n(y)}" text-anchor="{anchor}">{html.escape(str(content))}</text>'
-    )
-
-
-def _n(number):
-    """Return a coordinate with at most two decimals, the same way on every run."""
-    return f"{round(number, 2):g}"
-
-
-def _most_failed_list(tests):
-    if not tests:
-        return '<p class="most-failed">No hidden test was answered wrongly.</p>'
-    items = []
-    for category, description, count in tests:
-        items.append(
-            f"<li>{html.escape(description)} <span class='category'>({html.escape(category)})"
-            f"</span>: {_count(count, 'student')}</li>"
-        )
-    return '<ol class="most-failed">\n' + "\n".join(items) + "\n</ol>"
-
-
-def _stopped_table(rows):
-    if not rows:
-        return '<p class="stopped-runs">Every run finished in time, without a crash.</p>'
-    lines = ['<table class="stopped-runs">', "<tr><th>Student</th><th>What happened</th></tr>"]
-    lines += [
-        f"<tr><td>{html.escape(student)}</td><td>{html.escape(what)}</td></tr>"
-        for student, what in rows
-    ]
-    return "\n".join([*lines, "</table>"])
-
-
-def write_class_report(grades, out_dir):
-    """Write the class report as out_dir/report.html; return its path.
+def write_class_report(items, out_dir, catalogue=None):
+    """Write report.html and item-analysis.csv in out_dir; return the report's path.
 
     A student's result that the page cannot show is shown as an error instead, so one odd
     result never costs the class its report.
     """
-    path = Path(out_dir) / REPORT_FILE
-    write_atomically(path, _whole_report(list(grades)))
+    summaries, catalogue = _as_summaries(list(items), catalogue, safely=True)
+    out_dir = Path(out_dir)
+    write_atomically(out_dir / ITEM_ANALYSIS_FILE, item_analysis_csv(summaries, catalogue))
+    path = out_dir / REPORT_FILE
+    write_atomically(path, class_report_html(summaries, catalogue))
     return path
 
 
-def _whole_report(grades):
-    """Return the class report page, with any grade it cannot show replaced by an error."""
+def _as_summaries(items, catalogue, safely=False):
+    """Return (summaries, catalogue) for summaries or Grades; a catalogue is read off Grades."""
+    if catalogue is None:
+        listed = {}
+        for item in items:
+            if isinstance(item, Grade):
+                listed.update((o.test_id, o) for o in item.run.outcomes if o.test_id not in listed)
+        catalogue = tuple(listed.values())
+    summaries = []
+    for item in items:
+        if isinstance(item, StudentSummary):
+            summaries.append(item)
+        elif safely:
+            summaries.append(_summary_or_error(item, catalogue))
+        else:
+            summaries.append(summarize(item, catalogue))
+    return summaries, tuple(catalogue)
+
+
+def _summary_or_error(grade, catalogue):
     try:
-        return class_report_html(grades)
-    except Exception:
-        pass
-    # Only now, since it costs a page per student: find the results the page cannot show.
-    shown = [grade if _can_show(grade) else _unshowable(grade) for grade in grades]
-    return class_report_html(shown)
+        return summarize(grade, catalogue)
+    except (TypeError, ValueError, AttributeError):
+        return error_summary(grade.run.submission.student)
 
 
-def _can_show(grade):
-    """Say whether the class report can show `grade` on a page of its own."""
-    try:
-        class_report_html([grade])
-    except Exception:
-        return False
-    return True
+def _points(cents: int) -> str:
+    return f"{cents / CENTS:g}"
 
 
-def _unshowable(grade):
-    """Return an "error" grade, with no points, for a result the class report cannot show."""
-    result = RunResult(grade.run.submission, (), "error", UNSHOWABLE_REASON)
-    return score(result)
+def _percent(part: int, whole: int) -> float:
+    return round(100 * part / whole, 1) if whole else 0.0
 
 
-_STYLE = (
-    "body{font-family:sans-serif;max-width:48rem;margin:2rem auto;line-height:1.5}"
-    "table{border-collapse:collapse}th,td{border:1px solid #999;padding:.25rem .75rem}"
-    ".chart .bar{fill:#3b6ea5}.chart .track{fill:#e8edf3}.chart .axis{stroke:#999}"
-    ".chart text{font-size:12px;fill:#222}"
-)
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"

@@ -4,9 +4,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from grader import class_report, gradescope, lms, selfcheck
+from grader import class_report, gradescope, late, lms, roster, selfcheck
 from grader.discover import UsageError
 from grader.feedback import format_points
+from grader.gradebook import ClassBook, GradebookSettings
 from grader.model import CATEGORIES
 from grader.pipeline import Interrupted, find_submissions, grade_submissions, stop_on_signals
 from grader.run import RunSettings
@@ -75,6 +76,30 @@ def build_parser():
         "--lms",
         choices=lms.SYSTEMS,
         help="also write grades-canvas.csv or grades-moodle.csv, ready to import",
+    )
+    grade.add_argument(
+        "--roster",
+        type=Path,
+        metavar="FILE",
+        help="the class list nbgrader imports (a CSV with an `id` column): every student on it "
+        "gets a row, status missing and 0 points if they sent nothing",
+    )
+    grade.add_argument(
+        "--due",
+        metavar="WHEN",
+        help="the due date, such as 2026-03-01T23:59+01:00 or '2026-03-01 23:59 Europe/Paris': "
+        "grades.csv and the LMS file then count lateness",
+    )
+    grade.add_argument(
+        "--late-policy",
+        metavar="POLICY",
+        help="with --due: none (record lateness only, the default), zero (a late submission "
+        "scores 0) or per-hour:P (P points off per hour or part of one)",
+    )
+    grade.add_argument(
+        "--comments",
+        action="store_true",
+        help="add a one-line comment per student to grades.csv and to the Moodle file",
     )
     grade.add_argument(
         "--isolation",
@@ -146,14 +171,28 @@ def main(argv=None):
             lms_system=args.lms,
             limits=limits,
             isolation=args.isolation,
+            gradebook=gradebook_settings(args),
         )
     except UsageError as error:
         print(f"grader: error: {error}", file=sys.stderr)
         return USAGE_EXIT
 
 
-def _grade(paths, out_dir, *, jobs, timeout, lms_system=None, limits=None, isolation="auto"):
+def gradebook_settings(args):
+    """Return the roster, late policy and comments asked for; raise UsageError if unusable."""
+    due = late.parse_due(args.due) if args.due else None
+    return GradebookSettings(
+        roster=roster.read_roster(args.roster) if args.roster else None,
+        policy=late.parse_policy(args.late_policy, due),
+        comments=args.comments,
+    )
+
+
+def _grade(
+    paths, out_dir, *, jobs, timeout, lms_system=None, limits=None, isolation="auto", gradebook=None
+):
     submissions = find_submissions(paths, out_dir)
+    book = ClassBook(gradebook or GradebookSettings())
     try:
         in_force = containment.isolation_here(isolation)
     except RuntimeError as error:  # --isolation bubblewrap where it cannot run
@@ -162,7 +201,7 @@ def _grade(paths, out_dir, *, jobs, timeout, lms_system=None, limits=None, isola
     settings = RunSettings(jobs=jobs, timeout=timeout, isolation=isolation, **(limits or {}))
     try:
         with stop_on_signals():
-            grades = grade_submissions(submissions, out_dir, settings, progress)
+            grades = grade_submissions(submissions, out_dir, settings, progress, book)
     except Interrupted as stop:
         progress.finish()
         for line in progress.notes:
@@ -170,12 +209,14 @@ def _grade(paths, out_dir, *, jobs, timeout, lms_system=None, limits=None, isola
         print(interrupted_message(progress, out_dir), file=sys.stderr)
         return 128 + stop.signal_number
     progress.finish()
-    class_report.write_class_report(grades, out_dir)
+    class_report.write_class_report(book.summaries(), out_dir, book.catalogue)
     if lms_system:
-        lms.write_lms_grades(grades, out_dir, lms_system)
+        comments = book.settings.comments
+        lms.write_lms_grades(book.summaries(), out_dir, lms_system, comments=comments)
     print(summary_table(grades))
-    if progress.notes:
-        print("\n" + "\n".join(progress.notes))
+    notes = progress.notes + book.notes()
+    if notes:
+        print("\n" + "\n".join(notes))
     print(f"\nIsolation: {containment.describe(in_force)}")
     if progress.resumed:
         print(resumed_message(progress))

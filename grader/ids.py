@@ -19,7 +19,7 @@ from grader import class_report, lms, report, resume, run
 CLASS_FILES = (
     report.GRADES_FILE,
     report.TIMINGS_FILE,
-    class_report.REPORT_FILE,
+    *class_report.CLASS_FILES,
     *(lms.lms_file_name(system) for system in lms.SYSTEMS),
     resume.STORE_FOLDER,
     run.LOG_FOLDER,

@@ -32,8 +32,10 @@ TEST_STATUSES = (
 NOT_JUDGED = "not_judged"
 # Test statuses that say nothing is wrong with the code in the test's own category.
 SETTLED = ("passed", NOT_JUDGED)
-# How a submission's run as a whole ended (RunResult.status).
-RUN_STATUSES = ("completed", "timeout", "crash", "error", "unreadable")
+# How a submission's run as a whole ended (RunResult.status). "missing": a student on the
+# roster (grade --roster) sent nothing, so nothing ran; the row scores 0.
+RUN_STATUSES = ("completed", "timeout", "crash", "error", "unreadable", "missing")
+MISSING = "missing"
 # Test statuses that say the code stopped before it could answer, for the class report.
 STOPPED_STATUSES = ("timeout", "crash", "memory", "output_limit")
 

@@ -19,7 +19,7 @@ from course.assemble import load_course
 from grader import ids, report, resume, run
 from grader.discover import UsageError, discover
 from grader.load import load
-from grader.model import RunResult, Submission
+from grader.model import MISSING, RunResult, Submission
 from grader.score import score
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -90,7 +90,7 @@ def load_safely(found, course=None):
         return Submission(found.student, str(found.path), found.kind, (), failure=reason)
 
 
-def grade_submissions(submissions, out_dir, settings, progress=None):
+def grade_submissions(submissions, out_dir, settings, progress=None, book=None):
     """Run, score and report loaded submissions; return their Grades in student order.
 
     Each student's files, and the run result kept for resuming, are written as soon as that
@@ -100,6 +100,9 @@ def grade_submissions(submissions, out_dir, settings, progress=None):
     `resume(grade)`, called instead for each student whose stored result is reused, and
     `note(line)`, if it has one, called with one line for the instructor about anything that
     went wrong (a refused student id, a grader failure on one student, a job that died).
+    `book`, a grader.gradebook.ClassBook if given, adds a "missing" row for each rostered
+    student who sent nothing and keeps each student's summary, with its late penalty, as it
+    comes in; grades.csv then has its columns too.
     """
     refused = ids.refusals(s.student for s in submissions)
     submissions = [_refuse(s, refused.get(s.student)) for s in submissions]
@@ -107,13 +110,16 @@ def grade_submissions(submissions, out_dir, settings, progress=None):
     pairs = [_with_fingerprint(s, version) for s in submissions]
     submissions = [submission for submission, _key in pairs]
     keys = {submission.student: key for submission, key in pairs}
-    grading = _Grading(out_dir, keys, progress, refused)
+    grading = _Grading(out_dir, keys, progress, refused, book)
+    missing = book.missing_results(keys) if book else []
     if progress:
-        progress.start(len(submissions))
+        progress.start(len(submissions) + len(missing))
     try:
         stored = [_stored_result(out_dir, s, keys[s.student]) for s in submissions]
         for result in filter(None, stored):
             grading.record(result, resumed=True)
+        for result in missing:
+            grading.record(result)
         to_run = [s for s, kept in zip(submissions, stored, strict=True) if kept is None]
         for submission in to_run:
             if submission.failure is not None:
@@ -130,7 +136,7 @@ def grade_submissions(submissions, out_dir, settings, progress=None):
         )
     finally:
         with _signals_held():
-            report.write_grades(grading.grades.values(), out_dir)
+            grading.write_grades()
             report.write_timings(grading.finished_after, out_dir)
     return [grading.grades[student] for student in sorted(grading.grades)]
 
@@ -172,7 +178,7 @@ def _stored_result(out_dir, submission, key):
 class _Grading:
     """Scores and reports each result as it comes in, keeping it for a later resumed run."""
 
-    def __init__(self, out_dir, keys, progress, refused):
+    def __init__(self, out_dir, keys, progress, refused, book=None):
         self.out_dir = out_dir
         self.keys = keys
         self.progress = progress
@@ -183,6 +189,17 @@ class _Grading:
         self.grades = {}
         self.finished_after = {}  # only students graded in this run
         self.grades_written = -math.inf  # when grades.csv was last rewritten during the run
+        self.book = book
+        if book is not None:
+            book.use_catalogue(self.hidden_tests)
+
+    def write_grades(self):
+        """Write grades.csv with every student recorded so far (and the book's columns)."""
+        if self.book is None:
+            report.write_grades(self.grades.values(), self.out_dir)
+        else:
+            columns = (self.book.grades_columns(), self.book.grades_cells)
+            report.write_grades(self.grades.values(), self.out_dir, columns)
 
     def record(self, result, resumed=False):
         """Score, report and keep one result; a result already recorded is ignored."""
@@ -193,6 +210,9 @@ class _Grading:
         with _signals_held():
             grade = self._grade(result, resumed)
             self.grades[student] = grade
+            if self.book is not None:
+                page = Path(self.out_dir) / student / "feedback.html"
+                self.book.add(grade, has_feedback=page.is_file())
             if not resumed:
                 self.finished_after[student] = time.monotonic() - self.started
                 # Rewritten as students finish, so even kill -9 leaves a usable grades.csv (the
@@ -201,10 +221,15 @@ class _Grading:
                 # left to the last write, after the loop, to report.
                 if time.monotonic() - self.grades_written >= GRADES_REWRITE_SECONDS:
                     with contextlib.suppress(Exception):
-                        report.write_grades(self.grades.values(), self.out_dir)
+                        self.write_grades()
                     self.grades_written = time.monotonic()
             if self.progress:
                 (self.progress.resume if resumed else self.progress.advance)(grade)
+
+    def _writes_files(self, grade):
+        """Say whether this student gets files of their own: not if refused or absent."""
+        student = grade.run.submission.student
+        return student not in self.refused and grade.run.status != MISSING
 
     def note(self, line):
         """Pass one line for the instructor on to the progress reporter, if it takes notes."""
@@ -230,7 +255,8 @@ class _Grading:
                 f"({type(error).__name__}: {_shown(str(error))[:200]}); their status is error."
             )
             return self._error_grade(submission, failure_reason("reporting on", error))
-        if not resumed and result.reason != run.LOST_REASON and submission.failure is None:
+        kept = result.reason != run.LOST_REASON and result.status != MISSING
+        if not resumed and kept and submission.failure is None:
             # Without its record the student is simply graded again next time.
             with contextlib.suppress(Exception):
                 resume.save(self.out_dir, result, self.keys[submission.student])
@@ -254,8 +280,8 @@ class _Grading:
         return grade
 
     def _write_files(self, grade):
-        """Write a student's own files, unless their id was refused."""
-        if grade.run.submission.student not in self.refused:
+        """Write a student's own files, unless their id was refused or they sent nothing."""
+        if self._writes_files(grade):
             report.write_student(grade, self.out_dir, self.course)
 
 

@@ -5,6 +5,7 @@ Every file is written atomically, and the grade files hold nothing that changes 
 submissions twice gives byte-identical grades.csv and results.json.
 """
 
+import contextlib
 import csv
 import io
 import json
@@ -18,23 +19,46 @@ from grader.score import points_of_tests
 
 GRADES_FILE = "grades.csv"
 TIMINGS_FILE = "timings.json"
+# The most a report file or folder may allow: its owner and the instructor's group may read it,
+# the world never (a shared course folder must not hand grades to every user); the umask can
+# only take more away.
+FILE_MODE = 0o640
+FOLDER_MODE = 0o750
 
 
 def write_atomically(path, text):
     """Write `text` to `path` so readers see the old file or the new one, never half of one."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(path.parent)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        # mkstemp makes the file private (0600); a report is an ordinary file, made as open()
-        # would make it, so the instructor's umask decides who may read it.
-        os.fchmod(handle, 0o666 & ~_umask())
+        # mkstemp makes the file private (0600); a report may be read by the instructor's group
+        # (FILE_MODE) unless the umask takes that away too.
+        os.fchmod(handle, FILE_MODE & ~_umask())
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
             stream.write(text)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def make_folder(folder):
+    """Create `folder` and any missing parent as FOLDER_MODE (less what the umask takes away).
+
+    A folder that already exists keeps its mode: the instructor chose it.
+    """
+    folder = Path(folder)
+    missing = []
+    while not folder.is_dir():
+        missing.append(folder)
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    for created in reversed(missing):
+        # mkdir applies the umask to FOLDER_MODE itself.
+        with contextlib.suppress(FileExistsError):
+            created.mkdir(mode=FOLDER_MODE)
 
 
 def _umask():
@@ -44,11 +68,16 @@ def _umask():
     return mask
 
 
-def grades_csv(grades):
-    """Return the text of grades.csv: one row per student, sorted by student id."""
+def grades_csv(grades, columns=None):
+    """Return the text of grades.csv: one row per student, sorted by student id.
+
+    `columns`, if given, is (names, cells_for): more columns after status, and a function
+    giving a student's cells for them (the gradebook's late penalty and comment).
+    """
+    names, cells_for = columns or ((), None)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["student", "score", "max_score", *CATEGORIES, "status"])
+    writer.writerow(["student", "score", "max_score", *CATEGORIES, "status", *names])
     for grade in sorted(grades, key=lambda g: g.run.submission.student):
         points = {c.category: c.points for c in grade.categories}
         writer.writerow(
@@ -58,6 +87,7 @@ def grades_csv(grades):
                 feedback.format_points(grade.max_score),
                 *(feedback.format_points(points.get(c, 0.0)) for c in CATEGORIES),
                 grade.run.status,
+                *(cells_for(grade.run.submission.student) if names else ()),
             ]
         )
     return buffer.getvalue()
@@ -128,9 +158,9 @@ def write_student(grade, out_dir, course=None):
     write_atomically(folder / "feedback.html", feedback.render_html(blocks, title))
 
 
-def write_grades(grades, out_dir):
-    """Write grades.csv for every graded student."""
-    write_atomically(Path(out_dir) / GRADES_FILE, grades_csv(grades))
+def write_grades(grades, out_dir, columns=None):
+    """Write grades.csv for every graded student (with more `columns`, as grades_csv says)."""
+    write_atomically(Path(out_dir) / GRADES_FILE, grades_csv(grades, columns))
 
 
 def write_timings(seconds_by_student, out_dir):

@@ -121,16 +121,18 @@ def test_the_summary_says_what_to_do_next():
     assert "stopped early" in stopped["output"]
 
 
-def test_report_files_follow_the_umask_like_any_file_the_instructor_makes(tmp_path):
-    before = os.umask(0o022)
+def test_report_files_are_the_instructors_groups_at_most_and_never_the_worlds(tmp_path):
+    before = os.umask(0o022)  # the usual umask, which would let every user read
     try:
-        report.write_student(grade_for("ada", ["passed"] * 4), tmp_path)
-        report.write_grades([grade_for("ada", ["passed"] * 4)], tmp_path)
+        report.write_student(grade_for("ada", ["passed"] * 4), tmp_path / "out")
+        report.write_grades([grade_for("ada", ["passed"] * 4)], tmp_path / "out")
         os.umask(0o077)
         report.write_grades([grade_for("ada", ["passed"] * 4)], tmp_path / "private")
     finally:
         os.umask(before)
-    modes = {path.name: path.stat().st_mode & 0o777 for path in tmp_path.rglob("*.*")}
-    assert modes["results.json"] == modes["feedback.html"] == 0o644
-    assert (tmp_path / "grades.csv").stat().st_mode & 0o777 == 0o644
+    out = tmp_path / "out"
+    modes = {path.name: path.stat().st_mode & 0o777 for path in out.rglob("*")}
+    assert modes["results.json"] == modes["feedback.html"] == modes["grades.csv"] == 0o640
+    assert modes["ada"] == out.stat().st_mode & 0o777 == 0o750
     assert (tmp_path / "private" / "grades.csv").stat().st_mode & 0o777 == 0o600
+    assert (tmp_path / "private").stat().st_mode & 0o777 == 0o700

@@ -1,0 +1,172 @@
+"""The class's gradebook as results come in: roster rows, late penalties and a summary each.
+
+    book = ClassBook(GradebookSettings(roster=read_roster("students.csv"), policy=policy))
+    grade_submissions(submissions, out_dir, settings, progress, book=book)
+    book.summaries()    # one StudentSummary per student, rostered or graded, by student id
+
+The grading pipeline hands the book each student's Grade as soon as it is scored; the book keeps
+only a StudentSummary (grader.summary), so the class report, the item-analysis export and the
+LMS files are built from the book without holding every outcome of every student. With a roster
+it also gives the pipeline one "missing" result per rostered student who sent nothing, and with a
+due date it works out each submission's lateness and penalty (grader.late).
+"""
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+from grader.feedback import format_points
+from grader.late import LatePolicy, Submitted, submitted_at
+from grader.model import MISSING, Grade, RunResult, Submission
+from grader.summary import (
+    CatalogueTest,
+    StudentSummary,
+    error_summary,
+    one_line_comment,
+    summarize,
+)
+
+MISSING_REASON = "No submission was received from you for this assignment."
+NAMES_LISTED = 10  # students named in one summary line before "and N more"
+
+
+@dataclass(frozen=True)
+class GradebookSettings:
+    """What shapes the grade files beyond the grader's verdict."""
+
+    roster: tuple[str, ...] | None = None  # every student who must get a row
+    policy: LatePolicy | None = None
+    comments: bool = False  # add a one-line comment column to the grade files
+
+
+class ClassBook:
+    """Keeps one StudentSummary per student as their result comes in."""
+
+    def __init__(self, settings: GradebookSettings = GradebookSettings()):
+        self.settings = settings
+        self.catalogue: Sequence[CatalogueTest] = ()
+        self._summaries: dict[str, StudentSummary] = {}
+        self._late_problems: list[str] = []
+        self._file_times: list[str] = []  # students whose time is a file's modification time
+
+    def use_catalogue(self, catalogue: Sequence[CatalogueTest]) -> None:
+        """Set the hidden tests each summary keeps one verdict byte for, in their order."""
+        self.catalogue = tuple(catalogue)
+
+    def missing_results(self, submitted: Iterable[str]) -> list[RunResult]:
+        """Return a "missing" result for each rostered student not among `submitted`."""
+        found = set(submitted)
+        return [
+            RunResult(Submission(student, "", "lessons", ()), (), MISSING, MISSING_REASON)
+            for student in self.settings.roster or ()
+            if student not in found
+        ]
+
+    def add(self, grade: Grade, seconds: float | None = None, has_feedback: bool = True) -> None:
+        """Keep the summary of one student's grade, with its lateness, replacing any earlier one."""
+        student = grade.run.submission.student
+        try:
+            summary = summarize(grade, self.catalogue, seconds=seconds, has_feedback=has_feedback)
+            summary = self._with_lateness(summary, grade.run.submission)
+        except Exception:
+            # One odd result must never cost the class its reports: it shows as an error.
+            summary = error_summary(student, has_feedback)
+        self._summaries[student] = summary
+
+    def summaries(self) -> list[StudentSummary]:
+        """Return every summary kept, sorted by student id."""
+        return [self._summaries[student] for student in sorted(self._summaries)]
+
+    def grades_columns(self) -> tuple[str, ...]:
+        """Return the columns grades.csv gets beyond the grader's own, for the late policy."""
+        late = ("submitted", "hours_late", "late_penalty", "final_score")
+        return (late if self.settings.policy else ()) + (
+            ("comment",) if self.settings.comments else ()
+        )
+
+    def grades_cells(self, student: str) -> list[str]:
+        """Return the cells of `student`'s row for the columns of grades_columns()."""
+        summary = self._summaries.get(student)
+        if summary is None:
+            return [""] * len(self.grades_columns())
+        cells = []
+        if self.settings.policy:
+            cells += [
+                summary.submitted,
+                f"{summary.seconds_late / 3600:.2f}",
+                format_points(summary.late_penalty),
+                format_points(summary.final_score),
+            ]
+        if self.settings.comments:
+            cells.append(one_line_comment(summary))
+        return cells
+
+    def notes(self) -> list[str]:
+        """Return lines for the instructor about the roster and lateness, for the summary."""
+        summaries = self.summaries()
+        lines = []
+        roster = self.settings.roster
+        if roster is not None:
+            missing = [s.student for s in summaries if s.status == MISSING]
+            strangers = [s.student for s in summaries if s.student not in set(roster)]
+            lines.append(
+                f"Roster: {len(roster)} students, {_count(len(missing), 'student')} with no "
+                "submission (status missing, 0 points)" + _names(missing) + "."
+            )
+            if strangers:
+                lines.append(
+                    f"Not on the roster, graded anyway: {', '.join(strangers[:NAMES_LISTED])}"
+                    + _more(strangers)
+                    + ". An LMS will not know them: check their folder names or the roster."
+                )
+        policy = self.settings.policy
+        if policy is not None:
+            late = [s for s in summaries if s.seconds_late > 0]
+            lines.append(
+                f"Late policy: {policy.describe()}. {_count(len(late), 'submission')} late; "
+                "grades.csv has each one's lateness and penalty (final_score)."
+            )
+            if self._file_times:
+                students = sorted(self._file_times)
+                lines.append(
+                    "Times from file modification times (no timestamp.txt): "
+                    f"{', '.join(students[:NAMES_LISTED])}{_more(students)}."
+                )
+            lines += self._late_problems
+        return lines
+
+    def _with_lateness(self, summary: StudentSummary, submission: Submission) -> StudentSummary:
+        """Return `summary` with when the submission was made and, under a policy, its penalty."""
+        policy = self.settings.policy
+        if policy is None or summary.status == MISSING or not submission.path:
+            return summary
+        when = submitted_at(submission.path)
+        if when.source == "file time" and not when.problem:
+            self._file_times.append(summary.student)
+        if when.problem:
+            self._late_problems.append(
+                f"{summary.student}: {when.problem}; "
+                + ("its file time was used instead." if when.time else "taken as on time.")
+            )
+        return replace(
+            summary,
+            submitted=_iso(when),
+            seconds_late=policy.seconds_late(when.time),
+            late_penalty=policy.penalty(summary.score, when.time),
+        )
+
+
+def _iso(when: Submitted) -> str:
+    return when.time.isoformat(timespec="seconds") if when.time else ""
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
+def _names(students: list[str]) -> str:
+    return f": {', '.join(students[:NAMES_LISTED])}{_more(students)}" if students else ""
+
+
+def _more(students: list[str]) -> str:
+    extra = len(students) - NAMES_LISTED
+    return f" and {extra} more" if extra > 0 else ""

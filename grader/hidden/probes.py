@@ -9,9 +9,10 @@ import json
 
 import pytest
 
+from course.supplied import FAILURE_CODES
 from grader.model import NotJudged
 from grader.sandbox.inside.picture import Limit, Opaque, tag
-from grader.sandbox.values import same_json
+from grader.sandbox.session import MISSING
 
 # Stands for private context in exception messages; it must never reach an envelope.
 MARKER = "PRIVATE-9c1e-secret"
@@ -57,12 +58,27 @@ def flaky(value):
 
 def scenario(handler, *, request_id="req-7", arguments=None, max_result_bytes=DEFAULT, **more):
     """Return a scenario calling the tool `probe`, described by `handler`, once."""
-    request = {"id": request_id, "tool": TOOL, "arguments": arguments or {"query": "q"}}
+    if arguments is None:
+        arguments = {"query": "q"}
+    request = {"id": request_id, "tool": TOOL, "arguments": arguments}
     data = {"request": request, "tools": {TOOL: handler}}
     if max_result_bytes is not DEFAULT:
         data["max_result_bytes"] = max_result_bytes
     data.update(more)
     return data
+
+
+# Names that are not exactly a key of {"probe", "other"}: near misses a lenient lookup would take.
+UNKNOWN_NAMES = {
+    "missing": ('for the tool name "missing"', "missing"),
+    "capitalised": ('for "Probe", when the table has "probe"', "Probe"),
+    "upper": ('for "PROBE", when the table has "probe"', "PROBE"),
+    "padded": ('for " probe" with a leading space', " probe"),
+    "trailing": ('for "probe " with a trailing space', "probe "),
+    "near_miss": ('for "prob", one letter short of "probe"', "prob"),
+    "plural": ('for "probes", one letter more than "probe"', "probes"),
+    "empty": ("for an empty tool name", ""),
+}
 
 
 def unknown_tool_scenario(request_id="req-7", tool="missing"):
@@ -113,11 +129,29 @@ def cases(table):
     ]
 
 
+def envelope_of(observation):
+    """Return the first envelope as the dict it really holds, or None when invoke_tool raised.
+
+    CONTRACT.md asks for "a new dict", so a dict subclass (an OrderedDict, a class adding
+    attribute access) is read by its real items, never through its own methods.
+    """
+    envelope = observation.envelope
+    if isinstance(envelope, Opaque) and envelope.base == "dict":
+        return envelope.content
+    return envelope
+
+
+def field(observation, name):
+    """Return one field of the envelope, or MISSING if the envelope is not a dict holding it."""
+    envelope = envelope_of(observation)
+    return envelope[name] if isinstance(envelope, dict) and name in envelope else MISSING
+
+
 def returned(observation):
     """Return the envelope; without one, step aside: raising for a handler is rule 8's case."""
     if observation.envelope is None:
         raise NotJudged(f"{describe_raise(observation)}, which the error_codes category judges")
-    return observation.envelope
+    return envelope_of(observation)
 
 
 def field_of(observation, name):
@@ -132,14 +166,22 @@ def outcome_of(observation):
     """Return "success" or the failure's code, read as leniently as the envelope allows.
 
     Whether `ok` is exactly a bool and `error` exactly None on success are the envelope
-    category's questions; every other category only asks which way the call went.
+    category's questions; every other category only asks which way the call went. When `ok`
+    says nothing usable (missing, or "yes"), the error field still tells: None or one of the
+    seven codes.
     """
-    ok = _plain(field_of(observation, "ok"))
-    if ok == True:  # noqa: E712 - 1 and 1.0 read as True here; the envelope's tests ask for True
+    returned(observation)
+    ok = _plain(field(observation, "ok"))
+    if ok is not MISSING and ok == True:  # noqa: E712 - 1 and 1.0 read as True here
         return "success"
-    if ok == False:  # noqa: E712
+    if ok is not MISSING and ok == False:  # noqa: E712
         return _plain(field_of(observation, "error"))
-    raise NotJudged("the envelope's ok is neither true nor false, which the envelope judges")
+    error = _plain(field(observation, "error"))
+    if error is None:
+        return "success"
+    if error in FAILURE_CODES:
+        return error
+    raise NotJudged("the envelope shows neither ok nor a code, which the envelope category judges")
 
 
 def _plain(field):
@@ -157,14 +199,20 @@ def code_of(observation):
     """
     if observation.envelope is None:
         return describe_raise(observation)
-    return _plain(observation.field("error"))
+    return _plain(field(observation, "error"))
 
 
 def loosely_equal(value, expected):
-    """Say whether `value` is `expected`, or a subclass instance holding it (types are rule 6's)."""
+    """Say whether `value` holds `expected` by Python's ==, so 0.0 == 0 == False.
+
+    Exact types are rule 6's (ownership); a subclass instance (an OrderedDict for {}) is read
+    as its content, and a foreign object (a Decimal) as no value at all.
+    """
     if isinstance(value, Opaque):
-        return value.content == expected
-    return same_json(value, expected)
+        return value.base is not None and value.content == expected
+    if isinstance(value, Limit):
+        return False
+    return type(value) in (type(None), bool, int, float, str, list, dict) and value == expected
 
 
 def failure_of(observation):
@@ -176,12 +224,63 @@ def failure_of(observation):
 
 
 def value_of(observation):
-    """Return a success's value, or a description of what came back instead of one.
-
-    Ownership's values are plain data that no rule refuses, so nothing here steps aside:
-    stepping aside would let a submission dodge an ownership test by refusing or raising for
-    the very results that would show a shared object.
-    """
+    """Return a success's value, or a description of what came back instead of one."""
     if observation.envelope is None:
         return describe_raise(observation)
-    return observation.field("value")
+    return field(observation, "value")
+
+
+def plain_verdict(submission, value):
+    """Step aside when `value`, returned plainly under a roomy budget, is refused or raised for.
+
+    That plain call is a case of the vocabulary category (refused as invalid_result) and of
+    error_codes (invoke_tool raised), so a test that steps aside here never makes a bug free:
+    refusing or raising for the values that would show another rule's bug costs those cases.
+    """
+    plain = submission.call(scenario(returns(value), max_result_bytes=ROOMY))
+    if plain.envelope is None:
+        raise NotJudged(f"{describe_raise(plain)} for this value, which error_codes judges")
+    if outcome_of(plain) == "invalid_result":
+        raise NotJudged("the value is refused at any size, which the vocabulary category judges")
+
+
+def success_value(submission, observation, value):
+    """Return the value of a call whose handler returned `value`, judged as the value's own.
+
+    A call that did not succeed steps aside only when the plain call of the same value is
+    refused or raised for too (see plain_verdict); otherwise what came back is judged.
+    """
+    if observation.envelope is None or _refused(observation):
+        plain_verdict(submission, value)
+    if observation["reused_object"]:  # the request itself then holds the value
+        raise NotJudged("the envelope is an object the caller passed in, which the envelope judges")
+    return value_of(observation)
+
+
+def _refused(observation):
+    """Say whether the envelope shows a failure; one that shows nothing has its value judged."""
+    try:
+        return outcome_of(observation) != "success"
+    except NotJudged:
+        return False
+
+
+def changes_the_request(submission, arguments=None):
+    """Say whether invoke_tool itself changes the request, with a handler that changes nothing.
+
+    The very scenario is a case of the envelope's rule 9 test, so a test that steps aside on
+    it never makes a bug free.
+    """
+    return submission.call(scenario(returns({"n": 1}), arguments=arguments))["request_changed"]
+
+
+def request_kept(submission, observation, arguments=None):
+    """Step aside when invoke_tool changed the request or the tools by itself (rule 9).
+
+    A later call then runs on other inputs than the test gave. Both controls are cases of the
+    envelope's rule 9 tests, so stepping aside here is never free.
+    """
+    if observation["request_changed"] and changes_the_request(submission, arguments):
+        raise NotJudged("invoke_tool itself changes the request, which the envelope judges")
+    if observation["tools_changed"] and submission.call(scenario(returns(1)))["tools_changed"]:
+        raise NotJudged("invoke_tool itself changes the tools, which the envelope judges")

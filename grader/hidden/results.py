@@ -26,11 +26,27 @@ def text_of_size(size, unit="a"):
     return unit * count + "b" * rest
 
 
+LEAF = {"leaf": True}  # the bottom of the ownership category's deep values
 ROWS = {"rows": [{"n": n, "name": "é" * 10} for n in range(100)]}
 LARGE = ["a" * 100_000] * 11  # 1.1 MB: beyond a 1 MiB cap of a submission's own
 ROSTER = {"team": "blue", "members": [{"name": "Ada", "shifts": ["mon", "tue"]}]}
 ROWS_AND_NEXT = {"rows": [{"id": 1, "tags": ["x"]}], "next": [2]}
 NESTED_ARGUMENTS = {"filter": {"tags": ["a", "b"], "range": {"low": 1, "high": 2.5}}}
+# Arguments a handler changes in the ownership tests; the envelope's rule 9 test asks each with a
+# handler that changes nothing, so ownership can tell invoke_tool's own changes from a leak.
+ARGUMENT_SETS = {
+    "flat": ("for flat arguments", {"user": "u-1", "limit": 3}),
+    "nested": ("for nested arguments", NESTED_ARGUMENTS),
+    "lists_of_dicts": (
+        "for lists of dicts",
+        {"rows": [{"id": 1, "cells": [1, 2]}, {"id": 2, "cells": []}]},
+    ),
+    "deep": (
+        "for arguments nested seven levels deep",
+        {"a": {"b": {"c": {"d": {"e": [[["leaf"]]]}}}}},
+    ),
+    "empty": ("for empty arguments {}", {}),
+}
 UNITS = {"ascii": "a", "two_byte": "é", "three_byte": "€", "four_byte": "😀"}
 DEFAULT_BUDGET = 4096
 
@@ -66,6 +82,9 @@ OUTSIDE = {
     "escaped_surrogate_key": ("for a key with a surrogate from U+DC80–U+DCFF", {"\udcff": 1}),
     **TOO_LONG_TO_CONVERT,
 }
+
+# Text that cannot become UTF-8 has no size under rule 4, so it is invalid_result at any budget.
+UNENCODABLE_AND_LONG = "x" * 100 + "\ud800"
 
 MADE = {
     "int_enum": "for an IntEnum member",
@@ -103,7 +122,8 @@ ACCEPTED = {
     "valid_pair": ("for a character written as a surrogate pair", "\U0001f600"),
     "top_scalar": ("for a bare number as the whole result", 3.25),
     "deep_50": ("for a value nested 50 levels deep", nested(50, "bottom")),
-    "deep_45_dict": ("for a dict at the bottom of 45 levels of lists", nested(45, {"leaf": True})),
+    "deep_45_dict": ("for a dict at the bottom of 45 levels of lists", nested(45, LEAF)),
+    "leaf": ("for a one-key dict holding True", LEAF),
 }
 
 # The unicode_boundary category's values, measured against budgets of their exact size.
@@ -155,6 +175,12 @@ ACCEPTED |= {f"unicode_{k}": v for k, v in MEASURED.items()}
 ACCEPTED |= {f"copied_{k}": v for k, v in COPIED.items()}
 ACCEPTED |= {f"shape_{k}": v for k, v in SHAPES.items()}
 ACCEPTED |= {f"smallest_{k}": v for k, v in SMALLEST.items()}
+# The envelope's falsy results that no other table holds as a whole result.
+ACCEPTED |= {
+    "false": ("for False as the whole result", False),
+    "zero_float": ("for 0.0 as the whole result", 0.0),
+    "empty_dict": ("for {} as the whole result", {}),
+}
 ACCEPTED |= {
     f"text_{name}": (
         f"for a 4097-byte text of {name.replace('_', '-')} characters",

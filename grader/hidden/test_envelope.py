@@ -10,15 +10,23 @@ import pytest
 from course.supplied import FAILURE_CODES
 from grader.hidden.probes import (
     MARKER,
+    ROOMY,
     cases,
+    code_of,
+    envelope_of,
+    field,
     loosely_equal,
+    plain_verdict,
     raises,
     returned,
     returns,
+    returns_fixture,
     returns_made,
     scenario,
     unknown_tool_scenario,
 )
+from grader.hidden.results import ARGUMENT_SETS, COPIED, ROWS_AND_NEXT
+from grader.model import NotJudged
 from grader.sandbox.values import same_json
 
 pytestmark = pytest.mark.category("envelope")
@@ -77,7 +85,7 @@ FAILURE_IDS = {
 
 
 def ids_match(observation, request_id):
-    envelope = observation.envelope
+    envelope = envelope_of(observation)
     return isinstance(envelope, dict) and same_json(envelope.get("id"), request_id)
 
 
@@ -107,7 +115,7 @@ def test_id_survives_failure(submission, failure):
 
 def test_success_envelope_has_exactly_four_keys(submission):
     """A success is a dict with exactly the keys id, ok, value and error."""
-    envelope = submission.call(scenario(returns([1, 2]))).envelope
+    envelope = envelope_of(submission.call(scenario(returns([1, 2]))))
     assert isinstance(envelope, dict) and set(envelope) == KEYS, envelope
 
 
@@ -121,7 +129,7 @@ def test_failure_envelope_has_exactly_four_keys(submission, failure):
 def test_success_shape(submission):
     """A success has ok set to the bool True and error set to None."""
     observation = submission.call(scenario(returns({"n": 1})))
-    assert observation.field("ok") is True and observation.field("error") is None
+    assert field(observation, "ok") is True and field(observation, "error") is None
 
 
 def consistent(envelope):
@@ -160,23 +168,42 @@ FALSY = {
 }
 
 
+# A value of ownership's (test_value_is_faithful): when it too comes back changed, the
+# submission changes every value (text for data, Decimals for floats), which ownership judges.
+CONTROL = COPIED["types"][1]
+
+
+def value_kept(submission, observation, value):
+    """Say whether a falsy result came back as itself, compared loosely (0.0 == 0 == False)."""
+    if loosely_equal(field(observation, "value"), value):
+        return True
+    control = submission.call(scenario(returns(CONTROL), max_result_bytes=ROOMY))
+    succeeded = control.envelope is not None and field(control, "error") is None
+    if succeeded and not loosely_equal(field(control, "value"), CONTROL):
+        raise NotJudged("every value comes back changed, which the ownership category judges")
+    return False
+
+
 @pytest.mark.parametrize("value", cases(FALSY))
 def test_falsy_result_is_a_success(submission, value):
     """A handler that returns a falsy value such as None, 0 or "" succeeds with that value."""
     observation = submission.call(scenario(returns(value)))
-    assert observation.field("ok") is True and observation.field("error") is None
-    # Loosely: an OrderedDict for {} keeps the value, and exact types are ownership's rule.
-    assert loosely_equal(observation.field("value"), value), observation.envelope
+    returned(observation)  # raising for it is rule 8's case (error_codes)
+    if code_of(observation) == "invalid_result":
+        plain_verdict(submission, value)  # refused at any size: the vocabulary's verdict
+    assert field(observation, "ok") is True and field(observation, "error") is None
+    assert value_kept(submission, observation, value), observation.envelope
 
 
 def test_extra_request_keys_are_ignored(submission):
     """Keys of the request other than id, tool and arguments change nothing in the envelope."""
+    plain = returned(submission.call(scenario(returns(5))))
     probe = scenario(returns(5))
     probe["request"].update(trace="t-1", ok=False, error="not_found", value=9)
     observation = submission.call(probe)
-    envelope = observation.envelope
+    envelope = envelope_of(observation)
     assert isinstance(envelope, dict) and set(envelope) == KEYS, envelope
-    assert envelope["ok"] is True and envelope["error"] is None, envelope
+    assert same_json(envelope, plain), "the envelope differs from the one without the other keys"
     assert not observation["request_changed"], "the request lost or changed its other keys"
 
 
@@ -184,6 +211,9 @@ OUTCOMES = {
     "success": ("after a success", "success"),
     "failure": ("after a failure", "failure"),
     "unknown_tool": ("after an unknown tool", "unknown_tool"),
+    # The ownership category's two-call scenarios, which step aside on a reused envelope.
+    "rows": ("after a success with rows", "rows"),
+    "same_object": ("after a handler returns the very same object twice", "same_object"),
 }
 
 
@@ -194,6 +224,8 @@ def test_each_call_returns_a_new_envelope(submission, outcome):
         "success": scenario(returns({"n": 1}), repeat=2),
         "failure": scenario(raises("invalid_input"), repeat=2),
         "unknown_tool": dict(unknown_tool_scenario(), repeat=2),
+        "rows": scenario(returns(ROWS_AND_NEXT), repeat=2),
+        "same_object": scenario(returns_fixture(ROWS_AND_NEXT), repeat=2),
     }
     observation = submission.call(probes[outcome])
     if outcome != "success":  # the success case is an anchor: raising there fails it
@@ -221,6 +253,19 @@ LEFT_ALONE = {
 def test_request_is_left_unchanged(submission, probe):
     """The call leaves the request exactly as it was, whatever the outcome."""
     observation = submission.call(probe)
+    assert engaged(observation), "invoke_tool neither returned nor called the handler"
+    assert not observation["request_changed"]
+
+
+# Ownership's arguments (and the default ones), with a handler that changes nothing: ownership
+# steps aside when invoke_tool changes the request by itself, and these are its cases here.
+ANY_ARGUMENTS = {"default": ("for the arguments of a plain call", None)} | ARGUMENT_SETS
+
+
+@pytest.mark.parametrize("arguments", cases(ANY_ARGUMENTS))
+def test_request_is_left_unchanged_whatever_its_arguments(submission, arguments):
+    """A call leaves the request exactly as it was, whatever arguments it carries."""
+    observation = submission.call(scenario(returns({"n": 1}), arguments=arguments))
     assert engaged(observation), "invoke_tool neither returned nor called the handler"
     assert not observation["request_changed"]
 

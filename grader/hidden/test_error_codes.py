@@ -9,6 +9,7 @@ import pytest
 
 from grader.hidden.probes import (
     ROOMY,
+    UNKNOWN_NAMES,
     cases,
     code_of,
     describe_raise,
@@ -18,7 +19,7 @@ from grader.hidden.probes import (
     scenario,
     unknown_tool_scenario,
 )
-from grader.hidden.results import ACCEPTED, MADE, OUTSIDE
+from grader.hidden.results import ACCEPTED, MADE, OUTSIDE, UNENCODABLE_AND_LONG
 
 pytestmark = pytest.mark.category("error_codes")
 
@@ -63,6 +64,7 @@ OTHER_EXCEPTIONS = {
     "lookup_error": "for LookupError",
     "type_error": "for TypeError",
     "runtime_error": "for RuntimeError",
+    "recursion_error": "for RecursionError",
     "not_implemented": "for NotImplementedError",
     "os_error": "for OSError",
     "connection_error": "for ConnectionError",
@@ -129,16 +131,6 @@ BASE_EXCEPTIONS = {
     "generator_exit": "for GeneratorExit",
     "custom_base": "for a tool's own BaseException subclass",
 }
-UNKNOWN_TOOLS = {
-    "missing": ('for the tool name "missing"', "missing"),
-    "capitalised": ('for "Probe", when the table has "probe"', "Probe"),
-    "upper": ('for "PROBE", when the table has "probe"', "PROBE"),
-    "padded": ('for " probe" with a leading space', " probe"),
-    "trailing": ('for "probe " with a trailing space', "probe "),
-    "near_miss": ('for "prob", one letter short of "probe"', "prob"),
-    "plural": ('for "probes", one letter more than "probe"', "probes"),
-    "empty": ("for an empty tool name", ""),
-}
 # Results that cannot cross the boundary: invoke_tool must return an envelope for each. They are
 # every value the vocabulary category refuses, so raising for one never only steps aside there.
 # Each is the very scenario the vocabulary category asks, so it runs once per submission.
@@ -153,6 +145,10 @@ BAD_RESULTS |= {
         "for a tuple result over the budget",
         scenario(returns(("x" * 100,) * 20), max_result_bytes=50),
     ),
+    "unencodable_and_long": (
+        "for text with a lone surrogate over the budget",
+        scenario(returns(UNENCODABLE_AND_LONG), max_result_bytes=10),
+    ),
 }
 # Results that succeed, from every category: invoke_tool must not raise for any of them either.
 GOOD_RESULTS = {name: (words, returns(value)) for name, (words, value) in ACCEPTED.items()}
@@ -166,7 +162,7 @@ GOOD_RESULTS |= {
 error_of = code_of
 
 
-@pytest.mark.parametrize("tool", cases(UNKNOWN_TOOLS))
+@pytest.mark.parametrize("tool", cases(UNKNOWN_NAMES))
 def test_unknown_tool_code(submission, tool):
     """A tool name that is not exactly a key of the tools table gives unknown_tool."""
     observation = submission.call(unknown_tool_scenario(tool=tool))

@@ -3,15 +3,19 @@
 import pytest
 
 from grader.hidden.probes import (
+    UNKNOWN_NAMES,
     cases,
     flaky,
     raises,
+    request_kept,
     returned,
     returns,
     returns_made,
     scenario,
     unknown_tool_scenario,
 )
+from grader.model import NotJudged
+from grader.sandbox.client import SandboxMemory
 
 pytestmark = pytest.mark.category("no_retry")
 
@@ -42,7 +46,16 @@ HANDLERS = {
 @pytest.mark.parametrize("handler", cases(HANDLERS))
 def test_handler_is_called_exactly_once(submission, handler):
     """The handler is called exactly once per call of invoke_tool, whatever it returns or raises."""
-    observation = submission.call(scenario(handler))
+    try:
+        observation = submission.call(scenario(handler))
+    except SandboxMemory:
+        if handler != HANDLERS["memory_error"][1]:
+            raise
+        # The worker reports the handler's own MemoryError, escaping invoke_tool, as running
+        # out of memory: error_codes' case of the same scenario judges that escape (rule 8).
+        raise NotJudged(
+            "invoke_tool let the handler's MemoryError escape, which error_codes judges"
+        ) from None
     assert observation["calls"] == {"probe": 1}
 
 
@@ -58,17 +71,13 @@ def test_too_large_result_is_not_retried(submission):
 def test_two_calls_call_the_handler_twice(submission, handler):
     """Two calls of invoke_tool call the handler exactly twice, once each."""
     observation = submission.call(scenario(HANDLERS[handler][1], repeat=2))
+    if observation.raised is not None:  # the second call never ran: rule 8's case if it is one
+        returned(submission.call(scenario(HANDLERS[handler][1])))
+    request_kept(submission, observation)  # a request the first call changed is another input
     assert observation["calls"] == {"probe": 2}
 
 
-UNKNOWN = {
-    "missing": ('for the tool name "missing"', "missing"),
-    "upper": ('for "PROBE", when the table has "probe"', "PROBE"),
-    "near_miss": ('for "prob", one letter short of "probe"', "prob"),
-}
-
-
-@pytest.mark.parametrize("tool", cases(UNKNOWN))
+@pytest.mark.parametrize("tool", cases(UNKNOWN_NAMES))
 def test_unknown_tool_calls_no_handler(submission, tool):
     """For an unknown tool, no handler at all is called."""
     observation = submission.call(unknown_tool_scenario(tool=tool))

@@ -1,9 +1,12 @@
 """Ownership: arguments copied in (rule 5), and a fresh, faithful value out (rule 6).
 
-Its values are plain data no rule refuses, so no value case steps aside (that would let a
-submission dodge a test by raising for the very results that show sharing); falsy results are
-the envelope's cases, so no top-level falsy value is used here. Only "nested 50 levels
-deep succeeds" is this category's own sentence about refusing, so that case is judged as is.
+A value case steps aside only when the very same value, returned plainly under a roomy budget,
+is refused as invalid_result (the vocabulary's verdict) or makes invoke_tool raise (rule 8):
+those plain calls are the vocabulary's and error_codes' own cases, so refusing or raising for
+the values that would show sharing is never free. An arguments case steps aside only when
+invoke_tool itself changes the request even with a handler that changes nothing (rule 9, a case
+of the envelope's). Falsy results are the envelope's cases, so no top-level falsy value is used
+here. "Nested 50 levels deep succeeds" is this category's own sentence, so it is judged as is.
 """
 
 import pytest
@@ -12,41 +15,47 @@ from grader.hidden.probes import (
     ROOMY,
     cases,
     describe_raise,
+    field,
     mutates,
+    outcome_of,
+    plain_verdict,
+    request_kept,
     returns,
     returns_arguments,
     returns_fixture,
     scenario,
-    value_of,
+    success_value,
 )
-from grader.hidden.results import COPIED, NESTED_ARGUMENTS, ROSTER, ROWS_AND_NEXT, SHAPES
+from grader.hidden.results import (
+    ARGUMENT_SETS,
+    COPIED,
+    LEAF,
+    NESTED_ARGUMENTS,
+    ROSTER,
+    ROWS_AND_NEXT,
+    SHAPES,
+    nested,
+)
 from grader.model import NotJudged
 from grader.sandbox.inside.picture import untag
 from grader.sandbox.values import same_json
 
 pytestmark = pytest.mark.category("ownership")
 
-ARGUMENTS = {
-    "flat": ("for flat arguments", {"user": "u-1", "limit": 3}),
-    "nested": ("for nested arguments", NESTED_ARGUMENTS),
-    "lists_of_dicts": (
-        "for lists of dicts",
-        {"rows": [{"id": 1, "cells": [1, 2]}, {"id": 2, "cells": []}]},
-    ),
-    "deep": (
-        "for arguments nested seven levels deep",
-        {"a": {"b": {"c": {"d": {"e": [[["leaf"]]]}}}}},
-    ),
-}
+ARGUMENTS = ARGUMENT_SETS
 NESTED = NESTED_ARGUMENTS  # returned as a value too, so it is one of the vocabulary's cases
 VALUES = COPIED
 
 
 def deep(levels):
-    value = {"leaf": True}
-    for _ in range(levels - 1):
-        value = [value]
-    return value
+    return nested(levels, LEAF)
+
+
+def arguments_after(submission, observation, arguments, key="request_after"):
+    """Return the request's arguments as the caller holds them after the call."""
+    request_kept(submission, observation, arguments)
+    request = untag(observation[key])
+    return request.get("arguments") if isinstance(request, dict) else request
 
 
 @pytest.mark.parametrize("arguments", cases(ARGUMENTS))
@@ -54,7 +63,7 @@ def test_handler_mutation_leaves_request_unchanged(submission, arguments):
     """A handler that changes its arguments at any depth changes nothing the caller holds."""
     observation = submission.call(scenario(mutates({"done": True}), arguments=arguments))
     assert observation["calls"]["probe"] >= 1, "the handler was never called"
-    assert same_json(untag(observation["request_after"])["arguments"], arguments)
+    assert same_json(arguments_after(submission, observation, arguments), arguments)
     # Putting the request back afterwards does not make up for handing the handler its objects.
     assert not observation["arguments_shared"], "the handler was given the request's own objects"
 
@@ -64,7 +73,7 @@ def test_handler_mutation_before_raising_leaves_request_unchanged(submission):
     handler = dict(mutates(), does="mutate_then_raise", exception="not_found")
     observation = submission.call(scenario(handler, arguments=NESTED))
     assert observation["calls"]["probe"] >= 1, "the handler was never called"
-    assert same_json(untag(observation["request_after"])["arguments"], NESTED)
+    assert same_json(arguments_after(submission, observation, NESTED), NESTED)
     assert not observation["arguments_shared"], "the handler was given the request's own objects"
 
 
@@ -74,8 +83,9 @@ def test_every_call_copies_the_arguments_afresh(submission):
     received = observation["received"]["probe"]
     if len(received) != 2:  # which copy belongs to which call is then unknown
         raise NotJudged("the handler was not called once per call, which no_retry judges")
+    after = arguments_after(submission, observation, NESTED)
     assert all(same_json(untag(copy), NESTED) for copy in received), "a later call saw changes"
-    assert same_json(untag(observation["request_after"])["arguments"], NESTED)
+    assert same_json(after, NESTED)
     assert not observation["arguments_shared"], "the handler was given the request's own objects"
 
 
@@ -90,24 +100,27 @@ def test_handler_receives_a_faithful_copy(submission, arguments):
 
 @pytest.mark.parametrize("value", cases(VALUES))
 def test_value_is_faithful(submission, value):
-    """A successful value equals the handler's result with the same types at every depth."""
+    """A successful value equals the handler's result with the same types, and is a new object."""
     observation = submission.call(scenario(returns(value), max_result_bytes=ROOMY))
-    assert same_json(value_of(observation), value)
+    assert same_json(success_value(submission, observation, value), value)
+    assert not observation["value_shared"], "the value is the very object the handler returned"
 
 
 def test_a_value_nested_50_levels_deep_succeeds(submission):
     """A value nested 50 levels deep is an ordinary value: it succeeds, faithfully copied."""
     value = deep(50)
     observation = submission.call(scenario(returns(value), max_result_bytes=ROOMY))
+    if observation.envelope is None or outcome_of(observation) != "success":
+        plain_verdict(submission, LEAF)  # its bottom alone refused: not depth's doing
     assert observation.envelope is not None, describe_raise(observation)
-    assert same_json(observation.field("value"), value), "the deep value did not come back"
+    assert same_json(field(observation, "value"), value), "the deep value did not come back"
 
 
 @pytest.mark.parametrize("held", cases(SHAPES))
 def test_value_shares_nothing_with_handler_result(submission, held):
     """A successful value shares no list or dict with the object the handler returned."""
     observation = submission.call(scenario(returns_fixture(held), mutate_value=True))
-    assert same_json(value_of(observation), held)
+    assert same_json(success_value(submission, observation, held), held)
     assert not observation["value_shared"]
     assert same_json(untag(observation["fixtures_after"]["probe"]), held)
 
@@ -118,7 +131,7 @@ def test_value_shares_nothing_at_depth(submission):
     observation = submission.call(
         scenario(returns_fixture(held), mutate_value=True, max_result_bytes=ROOMY)
     )
-    assert same_json(value_of(observation), held)
+    assert same_json(success_value(submission, observation, held), held)
     assert not observation["value_shared"]
     assert same_json(untag(observation["fixtures_after"]["probe"]), held)
 
@@ -127,7 +140,7 @@ def test_changing_the_value_leaves_the_fixture_unchanged(submission):
     """Changing the returned value at any depth leaves the tool's own data unchanged."""
     roster = ROSTER
     observation = submission.call(scenario(returns_fixture(roster), mutate_value=True, repeat=2))
-    assert same_json(value_of(observation), roster)
+    assert same_json(success_value(submission, observation, roster), roster)
     assert same_json(untag(observation["fixtures_after"]["probe"]), roster)
 
 
@@ -143,8 +156,11 @@ def test_two_calls_share_no_value(submission, does):
     held = ROWS_AND_NEXT
     handler = returns(held) if does == "return" else returns_fixture(held)
     observation = submission.call(scenario(handler, repeat=2))
-    assert same_json(value_of(observation), held)
+    request_kept(submission, observation)
+    assert same_json(success_value(submission, observation, held), held)
     assert len(observation.envelopes) == 2, "invoke_tool did not return twice"
+    if observation["same_envelope"]:  # the second call rewrote the first's value
+        raise NotJudged("both calls returned the very same envelope, which the envelope judges")
     assert not observation["value_reused"], (
         "the second call's value shares objects with the first's"
     )
@@ -155,6 +171,7 @@ def test_value_returned_from_arguments_is_fresh(submission):
     observation = submission.call(
         scenario(returns_arguments(), arguments=NESTED, mutate_value=True)
     )
-    assert same_json(value_of(observation), NESTED)
+    after = arguments_after(submission, observation, NESTED, key="request_after_mutation")
+    assert same_json(success_value(submission, observation, NESTED), NESTED)
     assert not observation["value_shared"], "the value is the very argument object the handler got"
-    assert same_json(untag(observation["request_after_mutation"])["arguments"], NESTED)
+    assert same_json(after, NESTED)

@@ -7,7 +7,15 @@ case and it steps aside here; an envelope that says nothing passes no redaction 
 
 import pytest
 
-from grader.hidden.probes import MARKER, cases, failure_of, raises, scenario, strings_in
+from grader.hidden.probes import (
+    MARKER,
+    cases,
+    envelope_of,
+    failure_of,
+    raises,
+    scenario,
+    strings_in,
+)
 
 pytestmark = pytest.mark.category("redaction")
 
@@ -38,7 +46,7 @@ def leaks(observation):
     failure_of(observation)  # only a failure envelope shows whether a failure was redacted
     names = observation["handler_raised"]
     found = []
-    for text in strings_in(observation.envelope):
+    for text in strings_in(envelope_of(observation)):
         if MARKER in text or "Traceback" in text or any(name in text for name in names):
             found.append(text)
     return found

@@ -8,7 +8,7 @@ is another category's wrong answer: only invalid_result is the vocabulary's verd
 import pytest
 
 from grader.hidden.probes import ROOMY, cases, outcome_of, returns, returns_made, scenario
-from grader.hidden.results import ACCEPTED, MADE, OUTSIDE
+from grader.hidden.results import ACCEPTED, MADE, OUTSIDE, UNENCODABLE_AND_LONG
 from grader.model import NotJudged
 
 pytestmark = pytest.mark.category("vocabulary")
@@ -46,6 +46,12 @@ def test_object_outside_vocabulary_is_invalid_result(submission, maker):
 def test_nesting_too_deep_to_encode_is_invalid_result(submission):
     """A result nested too deeply for json.dumps gives invalid_result."""
     observation = submission.call(scenario(returns_made("deep_list", depth=5000)))
+    assert outcome_of(observation) == "invalid_result"
+
+
+def test_unencodable_text_over_the_budget_is_invalid_result(submission):
+    """Text holding a lone surrogate has no UTF-8 size: over a budget too, it is invalid_result."""
+    observation = submission.call(scenario(returns(UNENCODABLE_AND_LONG), max_result_bytes=10))
     assert outcome_of(observation) == "invalid_result"
 
 

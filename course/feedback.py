@@ -1,23 +1,20 @@
 """The visible checks' machinery: run small cases against a student's function, speak plainly.
 
-A check prints one line per case that passes and stops at the first that does not, with a
-message written for the student: what was expected, what happened, and where to look. An
-unfinished exercise, a name an earlier step did not define and an exception from the student's
-own code each get a message of their own instead of a traceback of the course's internals.
+A check runs its cases in order and stops at the first that does not pass. The result is a
+CheckReport: the cases that passed, and the first miss in a student's words (what was expected,
+what happened, where to look). An unfinished exercise, a name that is not defined and an
+exception from the student's own code each get a message of their own, never a traceback of
+the course's internals, and nothing is raised: a failing check must not stop Run All.
 """
 
+import contextlib
+import io
+import sys
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 
-
-class CheckFailed(AssertionError):
-    """A visible check did not pass; its message is written for the student."""
-
-    def _render_traceback_(self):
-        # IPython shows these lines instead of a traceback through this module.
-        first, *rest = str(self).split("\n")
-        return [f"✗ {first}", *(f"  {line}" for line in rest)]
+PRINTED_LINES_SHOWN = 12  # lines of what the student's code printed during a check
 
 
 @dataclass(frozen=True)
@@ -31,21 +28,88 @@ class Case:
     probe: Callable[[], "str | None"]
 
 
-def run_checks(function_name, cases, *, out=print):
-    """Run `cases` against the student's `function_name`; raise CheckFailed at the first miss."""
+@dataclass(frozen=True)
+class CheckReport:
+    """How a check went: the cases that passed, and the first miss, if any, said plainly."""
+
+    function_name: str
+    passed: tuple[str, ...]
+    total: int
+    failure: str | None = None
+    printed: str = ""  # what the student's code printed while it was checked
+
+    @property
+    def ok(self):
+        """True when every case passed."""
+        return self.failure is None
+
+    def summary(self):
+        """One line: every case passed, or the first miss's first line."""
+        if self.ok:
+            name = self.function_name
+            subject = f"`{name}`" if name.isidentifier() else name
+            return f"All {self.total} checks of {subject} passed."
+        return self.failure.split("\n", 1)[0]
+
+
+def run_checks(function_name, cases, *, explain_name=None):
+    """Run `cases` against the student's `function_name` and return a CheckReport.
+
+    `explain_name(name)` words a NameError (a notebook check knows where the name should come
+    from); by default the message only says the name is not defined.
+    """
+    passed, printed = [], io.StringIO()
     for case in cases:
-        try:
-            problem = case.probe()
-        except NotImplementedError:
-            raise CheckFailed(unfinished_message(function_name)) from None
-        except NameError as error:
-            raise CheckFailed(missing_name_message(error)) from None
-        except Exception as error:
-            raise CheckFailed(crashed_message(function_name, case.says, error)) from None
+        problem = _probe(case, function_name, explain_name, printed)
         if problem is not None:
-            raise CheckFailed(f"{case.says}: not yet.\n{problem}")
-        out(f"✓ {case.says}")
-    out(f"All {len(cases)} checks of `{function_name}` passed.")
+            return CheckReport(
+                function_name, tuple(passed), len(cases), problem, printed.getvalue()
+            )
+        passed.append(case.says)
+    return CheckReport(function_name, tuple(passed), len(cases), None, printed.getvalue())
+
+
+def _probe(case, function_name, explain_name, printed):
+    """Return None when the case passes, else the sentence for the student."""
+    try:
+        # What the student's code prints (a log line, say) must not look like the check's words.
+        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+            problem = case.probe()
+    except NotImplementedError:
+        return unfinished_message(function_name)
+    except NameError as error:
+        name = getattr(error, "name", None) or safe_text(error)
+        return (explain_name or missing_name_message)(name)
+    except Exception as error:
+        return crashed_message(function_name, case.says, error)
+    return None if problem is None else f"{case.says}: not yet.\n{problem}"
+
+
+def print_report(report, *, out=None, err=None):
+    """Print a report: ✓ lines on stdout, a miss on stderr (so nbgrader's validate sees it)."""
+    out, err = out or sys.stdout, err or sys.stderr
+    for says in report.passed:
+        print(f"✓ {says}", file=out)
+    if report.ok:
+        print(report.summary(), file=out)
+    if report.printed.strip():
+        lines = report.printed.rstrip("\n").split("\n")
+        shown = lines[:PRINTED_LINES_SHOWN]
+        more = len(lines) - len(shown)
+        tail = [f"  … and {more} more lines"] if more > 0 else []
+        print("Your code printed this while it was checked:", file=out)
+        print("\n".join([*(f"  {line}" for line in shown), *tail]), file=out)
+    if not report.ok:
+        print_failure(report.failure, out=out, err=err)
+
+
+def print_failure(message, *, out=None, err=None):
+    """Print a miss as ✗ lines on stderr, after flushing stdout so the two stay in order."""
+    out, err = out or sys.stdout, err or sys.stderr
+    out.flush()
+    first, *rest = message.split("\n")
+    print("\n".join([f"✗ {first}", *(f"  {line}" for line in rest)]), file=err)
+    err.flush()
 
 
 def unfinished_message(function_name):
@@ -57,14 +121,12 @@ def unfinished_message(function_name):
     )
 
 
-def missing_name_message(error):
-    """Tell the student which name is missing and where it should have come from."""
-    name = getattr(error, "name", None) or str(error)
+def missing_name_message(name):
+    """Say that `name` is not defined, when nothing more is known about where it comes from."""
     return (
-        f"`{name}` is not defined here.\n"
-        "If it is yours from an earlier step, save that notebook and run the first code cell "
-        "of this one again (it loads your earlier work and says what it could not load). "
-        "If it belongs to this step, run its exercise cell first."
+        f"`{name}` is not defined in this kernel.\n"
+        "Run the cell that defines it (after a kernel restart, run the notebook from the top: "
+        "Run → Run All Cells), then run this check again."
     )
 
 
@@ -82,7 +144,7 @@ def student_frame(error):
     """Return "cell …, line N" for the deepest frame in the student's code, or ""."""
     for frame in reversed(traceback.extract_tb(error.__traceback__)):
         name = frame.filename
-        if name.startswith("<") and ".ipynb, cell" in name:
+        if name.startswith("<") and ".ipynb, " in name:
             return f"{name.strip('<>')}, line {frame.lineno}"
         if "ipykernel_" in name:
             return f"your cell in this notebook, line {frame.lineno}"

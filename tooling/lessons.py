@@ -22,8 +22,12 @@ from pathlib import Path
 
 from tooling.paths import LESSONS_DIR, NBGRADER_CONFIG, SOLUTIONS_DIR, assignment_name, relative
 
-# nbgrader's own default ignore list: files it never copies from a source assignment.
-IGNORED = shutil.ignore_patterns(".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback")
+# nbgrader's own default ignore list (files it never copies from a source assignment), and the
+# record the check cells keep beside a notebook that was run (course/history.py).
+HISTORY_FILE = ".check-history.json"
+IGNORED = shutil.ignore_patterns(
+    ".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", HISTORY_FILE
+)
 
 
 class LessonsError(Exception):
@@ -84,7 +88,11 @@ def differences(generated, committed):
     generated, committed = Path(generated), Path(committed)
     names = sorted(
         {p.relative_to(generated) for p in generated.rglob("*") if p.is_file()}
-        | {p.relative_to(committed) for p in committed.rglob("*") if p.is_file()}
+        | {
+            p.relative_to(committed)
+            for p in committed.rglob("*")
+            if p.is_file() and p.name != HISTORY_FILE
+        }
     )
     problems = []
     for name in names:

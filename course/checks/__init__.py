@@ -1,1 +1,163 @@
-"""Visible checks, one module per lesson step: each runs small cases and speaks plainly."""
+"""The check cells' entry points: `check` for one exercise, `check_saved_work` for them all.
+
+A check cell passes the notebook's `globals()`, never the function itself: after a kernel
+restart, or before the exercise cell has run, the function is simply not there, and the check
+says what to run instead of failing with a traceback. Nothing here raises: a check that does
+not pass prints its message on stderr (which nbgrader's Validate reads) and lets Run All go on.
+"""
+
+import contextlib
+import io
+
+from course import assemble, history
+from course.checks.byte_budget import check_budget_error
+from course.checks.envelope import check_make_envelope
+from course.checks.failure_codes import check_failure_code
+from course.checks.invoke_tool import check_invoke_tool
+from course.checks.no_retry import check_call_once
+from course.checks.ownership import check_copy_arguments, check_fresh_value
+from course.checks.vocabulary import check_encode_json
+from course.feedback import print_failure, print_report
+from course.status import where_name_comes_from
+
+# Each exercise's function, and the check that judges it.
+CHECKS = {
+    "make_envelope": check_make_envelope,
+    "failure_code": check_failure_code,
+    "encode_json": check_encode_json,
+    "budget_error": check_budget_error,
+    "copy_arguments": check_copy_arguments,
+    "fresh_value": check_fresh_value,
+    "call_once": check_call_once,
+    "invoke_tool": check_invoke_tool,
+}
+
+
+def check(name, namespace, *, folder="."):
+    """Check the exercise function `name` as this kernel has it, and say how it went.
+
+    After the cases it compares the function with the saved notebook: later notebooks and the
+    grader read the saved file, so unsaved work, or a name the saved cells use but nothing that
+    carries forward defines, is pointed out here, while the student is still in this step.
+    """
+    course = assemble.load_course()
+    step = course.step_defining(name)
+    function = namespace.get(name)
+    if function is None:
+        print_failure(
+            where_name_comes_from(name, step.notebook, namespace, folder=folder, course=course)
+        )
+        return
+    report = CHECKS[name](function, explain_name=_explainer(step, namespace, folder, course))
+    print_report(report)
+    source = history.kernel_source(function)
+    for note in saved_notes(name, source, step, folder, course):
+        print(f"⚠ {note}")
+    if source is not None:
+        history.record_check(name, source, report.ok, folder)
+
+
+def _explainer(step, namespace, folder, course):
+    def explain(name):
+        return where_name_comes_from(name, step.notebook, namespace, folder=folder, course=course)
+
+    return explain
+
+
+def saved_notes(name, source, step, folder=".", course=None):
+    """Return what the saved notebook needs before `name` carries forward as the kernel has it.
+
+    A version the saved notebook lacks is unsaved work; once saved, any name the step's saved
+    cells use that nothing carrying forward defines is named, with where it comes from.
+    """
+    course = course or assemble.load_course()
+    work = assemble.read_step(folder, step)
+    if work.unreadable:
+        return []  # not run from the lesson's folder (a test, say): nothing to compare
+    if source is not None and not history.saved_holds(source, work.cells):
+        return [
+            f"The saved {step.notebook} does not hold this version of `{name}` yet. Later "
+            "notebooks and the grader read the saved file: save it now (File → Save Notebook, "
+            "or Ctrl+S with the cursor outside any text box)."
+        ]
+    earlier = [assemble.read_step(folder, s) for s in course.all_steps if s.number < step.number]
+    problems = assemble.undefined_name_problems([*earlier, work], course)
+    return [problem for problem in problems if problem.startswith(step.label)]
+
+
+def check_saved_work(namespace=None, *, folder="."):
+    """Run every step's check on the saved notebooks, loaded afresh as the grader loads them.
+
+    What this prints is what the grader will grade: it ignores this kernel's state and reads
+    the files. Each function gets a line, ✓ on stdout or ✗ on stderr (so nbgrader's Validate
+    fails on it); notes that cost no points (two copies of a cell, a function of this kernel
+    that is not saved) are ⚠ lines on stdout.
+    """
+    course = assemble.load_course()
+    # Read before loading: loading registers the saved sources under the same cell names.
+    kernel = {
+        name: history.kernel_source(f) for name, f in (namespace or {}).items() if callable(f)
+    }
+    assembly = assemble.exercise_cells(folder, course)
+    loaded, printed = {}, io.StringIO()
+    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+        ran = assemble.run_cells(assembly.cells, loaded)
+    print("Your saved notebooks, loaded as the grader loads them:")
+    told, failures = set(), 0
+    for work in assembly.works:
+        for line in _step_lines(work, loaded):
+            told.add(line.removeprefix("✗ "))
+            failures += line.startswith("✗")
+            _say(line)
+    notes = [p for p in (*assembly.problems, *ran) if p not in told]
+    notes += _kernel_differences(kernel, assembly)
+    for note in dict.fromkeys(notes):
+        print(f"⚠ {note}")
+    if not failures:
+        print("Every step the grader reads passes its visible check.")
+
+
+def _say(line):
+    if line.startswith("✗"):
+        print_failure(line.removeprefix("✗ "))
+    else:
+        print(line)
+
+
+def _step_lines(work, loaded):
+    """Return one line per function the step defines: ✓ its check passes, or ✗ why not."""
+    label = work.step.label
+    if work.unreadable:
+        return [f"✗ {label}: {work.unreadable}"]
+    lines = []
+    for name, state, detail in assemble.function_states(work):
+        if state != "finished":
+            lines.append(f"✗ {label}: {detail}")
+        elif not callable(loaded.get(name)):
+            lines.append(f"✗ {label}: `{name}` is not defined once the saved cells have run.")
+        else:
+            report = CHECKS[name](loaded[name])
+            if report.ok:
+                lines.append(f"✓ {label}: `{name}` passes all {report.total} checks.")
+            else:
+                lines.append(
+                    f"✗ {label}: `{name}`: {report.summary()} Run the check in "
+                    f"{work.step.notebook} for the details."
+                )
+    return lines
+
+
+def _kernel_differences(kernel, assembly):
+    """Name each of the kernel's exercise functions that is not the saved one."""
+    differences = []
+    for work in assembly.works:
+        for name in work.step.defines:
+            source = kernel.get(name)
+            if source is not None and not history.saved_holds(source, work.cells):
+                differences.append(
+                    f"{work.step.label}: this kernel's `{name}` differs from the saved one, "
+                    "and the saved one is what is graded (and what was checked above). If the "
+                    f"kernel's is the one you want, save {work.step.notebook}; if the saved "
+                    "one is newer, run the first code cell of this notebook to load it."
+                )
+    return differences

@@ -8,24 +8,72 @@ INVALID = "invalid_result"
 CHARACTER_COSTS = (("a", 1), ("é", 2), ("東", 3), ("🚀", 4))
 
 
+# Ways of measuring text that students reach for; only the first is the budget's.
+MEASURES = (
+    ("utf-8", lambda text: len(text.encode("utf-8"))),
+    ("characters", len),
+    ("utf-16", lambda text: len(text.encode("utf-16-le"))),
+    ("utf-16", lambda text: len(text.encode("utf-16"))),  # with its two-byte BOM
+)
+MEASURE_HINTS = {
+    "characters": "It looks as if characters were counted; count the bytes of "
+    "text.encode('utf-8').",
+    "utf-16": "It looks as if the text was measured in UTF-16; the budget counts the bytes of "
+    "text.encode('utf-8').",
+}
+EQUAL_FITS_HINT = "A size equal to the budget fits: only more bytes than the budget are too large."
+
+
 def _verdict_problem(budget_error, text, budget, expected):
     """Return None when budget_error(text, budget) is exactly `expected`, else a sentence."""
-    verdict = budget_error(text, budget)
+    call = f"budget_error({show(text)}, {budget})"
+    try:
+        verdict = budget_error(text, budget)
+    except UnicodeEncodeError:
+        return (
+            f"{call} raised UnicodeEncodeError: the text holds a lone surrogate, which UTF-8 "
+            'cannot encode. Catch UnicodeEncodeError and return "invalid_result".'
+        )
     if verdict is expected or (type(verdict) is str and verdict == expected):
         return None
-    size = len(text.encode("utf-8", errors="surrogatepass"))
-    facts = f"The text has {len(text)} characters and {size} UTF-8 bytes."
     if expected is INVALID:
         facts = "The text holds a lone surrogate, which UTF-8 cannot encode."
-    hint = ""
-    if expected is TOO_LARGE and verdict is None and len(text) <= budget < size:
-        hint = "\nIt looks as if characters were counted; count the bytes of text.encode('utf-8')."
-    elif expected is None and verdict is not None and size == budget:
-        hint = "\nA size equal to the budget fits: only more bytes than the budget are too large."
-    return (
-        f"budget_error({show(text)}, {budget}) returned {show(verdict)}; "
-        f"expected {show(expected)}.\n{facts}{hint}"
+        hints = []
+    else:
+        size = len(text.encode("utf-8"))
+        facts = f"The text has {len(text)} characters and {size} UTF-8 bytes."
+        hints = diagnosis(budget_error, text)
+    return f"{call} returned {show(verdict)}; expected {show(expected)}.\n{facts}" + "".join(
+        f"\n{hint}" for hint in hints
     )
+
+
+def diagnosis(budget_error, text):
+    """Return hints naming how `budget_error` measures `text`, when its answers show it.
+
+    The student's verdicts around each measure's size are compared with what each way of
+    measuring (UTF-8 bytes, characters, UTF-16), with `>` or `>=`, would answer. A hint is
+    given only for what every way that fits the answers has in common.
+    """
+    sizes = {measure(text) for _name, measure in MEASURES}
+    budgets = sorted({b for size in sizes for b in (size - 1, size, size + 1) if b >= 0})
+    try:
+        said = {b: budget_error(text, b) == TOO_LARGE for b in budgets}
+    except Exception:
+        return []
+    fitting = [
+        (name, strict)
+        for name, measure in MEASURES
+        for strict in (True, False)
+        if all((measure(text) > b if strict else measure(text) >= b) == said[b] for b in budgets)
+    ]
+    if not fitting:
+        return []
+    names = {name for name, _strict in fitting}
+    hints = [MEASURE_HINTS[names.pop()]] if len(names) == 1 and "utf-8" not in names else []
+    if not any(strict for _name, strict in fitting):
+        hints.append(EQUAL_FITS_HINT)
+    return hints
 
 
 def _first(budget_error, calls):
@@ -72,6 +120,6 @@ def _cases(budget_error):
     ]
 
 
-def check_budget_error(budget_error, *, out=print):
-    """Check a student's `budget_error` case by case; raise CheckFailed at the first miss."""
-    run_checks("budget_error", _cases(budget_error), out=out)
+def check_budget_error(budget_error, **options):
+    """Check a student's `budget_error` case by case; return the CheckReport."""
+    return run_checks("budget_error", _cases(budget_error), **options)

@@ -14,7 +14,7 @@ def _typed(value):
     return f"{show(value)} ({type(value).__name__})"
 
 
-def _envelope_problem(envelope, expected):
+def envelope_mismatch(envelope, expected):
     """Return None when `envelope` equals `expected` key by key, with the same types, else why."""
     if not isinstance(envelope, dict):
         return f"It returned {_typed(envelope)}; an envelope is a dict."
@@ -52,7 +52,7 @@ def _first_problem(make_envelope, calls):
     """Run (request_id, kwargs, expected) calls in order; return the first problem, said plainly."""
     for request_id, kwargs, expected in calls:
         arguments = ", ".join([show(request_id), *(f"{k}={show(v)}" for k, v in kwargs.items())])
-        problem = _envelope_problem(make_envelope(request_id, **kwargs), expected)
+        problem = envelope_mismatch(make_envelope(request_id, **kwargs), expected)
         if problem:
             return f"make_envelope({arguments}):\n{problem}"
     return None
@@ -108,6 +108,6 @@ def _cases(make_envelope):
     ]
 
 
-def check_make_envelope(make_envelope, *, out=print):
-    """Check a student's `make_envelope` case by case; raise CheckFailed at the first miss."""
-    run_checks("make_envelope", _cases(make_envelope), out=out)
+def check_make_envelope(make_envelope, **options):
+    """Check a student's `make_envelope` case by case; return the CheckReport."""
+    return run_checks("make_envelope", _cases(make_envelope), **options)

@@ -4,6 +4,8 @@ from course.feedback import Case, run_checks, show
 from course.supplied import InvalidInputError, NotFoundError, PermissionDeniedError
 from course.tools import PRIVATE_MARKER
 
+LEAK_HINT = "It carries the exception's private text: nothing of it may leave."
+
 
 class TextWasRead(Exception):
     """Raised by a probe exception's __str__ or __repr__: the student's code read its text."""
@@ -48,9 +50,7 @@ def _code_problem(failure_code, exc, expected):
         )
     if type(code) is not str or code != expected:
         leaked = isinstance(code, str) and PRIVATE_MARKER in code
-        hint = (
-            " It carries the exception's private text: nothing of it may leave." if leaked else ""
-        )
+        hint = f" {LEAK_HINT}" if leaked else ""
         return f"failure_code({label}) returned {show(code)}; expected {show(expected)}.{hint}"
     return None
 
@@ -131,6 +131,6 @@ def _cases(failure_code):
     ]
 
 
-def check_failure_code(failure_code, *, out=print):
-    """Check a student's `failure_code` case by case; raise CheckFailed at the first miss."""
-    run_checks("failure_code", _cases(failure_code), out=out)
+def check_failure_code(failure_code, **options):
+    """Check a student's `failure_code` case by case; return the CheckReport."""
+    return run_checks("failure_code", _cases(failure_code), **options)

@@ -10,39 +10,19 @@ import json
 import traceback
 
 from course.assemble import load_course
-from course.checks.ownership import exact_type_problem
-from course.feedback import Case, CheckFailed, run_checks, show
-from course.tools import PRIVATE_MARKER, CallCounter, FixtureTools, fixture_tools
+from course.checks.envelopes import envelope_problem, private_texts, raised_by
+from course.feedback import Case, CheckReport, run_checks, safe_text, show
+from course.tools import CallCounter, FixtureTools, fixture_tools
 
-ENVELOPE_KEYS = {"id", "ok", "value", "error"}
+TOO_DEEP = 100_000  # levels of nesting: far past what json.dumps can write
+RECURSION_HINT = (
+    "encode_json raises RecursionError for it: catch that where you catch TypeError and "
+    "ValueError, for it is invalid_result too."
+)
 
 
 def _request(tool, arguments, request_id=1):
     return {"id": request_id, "tool": tool, "arguments": arguments}
-
-
-def envelope_problem(envelope, request_id, *, value=None, error=None):
-    """Return a sentence if `envelope` is not exactly the expected one, else None."""
-    if not isinstance(envelope, dict):
-        return f"`invoke_tool` should return a dict envelope, but it returned {show(envelope)}."
-    if set(envelope) != ENVELOPE_KEYS:
-        return (
-            f"The envelope should have exactly the keys id, ok, value and error: {show(envelope)}."
-        )
-    if envelope["id"] != request_id or type(envelope["id"]) is not type(request_id):
-        return f"The request id was {request_id!r} but the envelope says {show(envelope['id'])}."
-    expected_ok = error is None
-    if envelope["ok"] is not expected_ok:
-        return f"I expected ok to be {expected_ok} but the envelope is {show(envelope)}."
-    if envelope["error"] != error:
-        return f"I expected error {error!r} but the envelope is {show(envelope)}."
-    if error is not None:
-        return (
-            None
-            if envelope["value"] is None
-            else f"On failure value must be None: {show(envelope)}."
-        )
-    return exact_type_problem(value, envelope["value"], "the envelope's value")
 
 
 def _success(invoke_tool):
@@ -91,16 +71,20 @@ def _failure_codes(invoke_tool):
 
 
 def _nothing_leaks(invoke_tool):
-    envelope = invoke_tool(_request("usage_stats", {"user_id": "u-001"}, 4), fixture_tools())
-    text = show(envelope) if not isinstance(envelope, dict) else repr(envelope)
-    for secret in (PRIVATE_MARKER, "KeyError", "db=prod"):
-        if secret in text:
+    # Checked before the codes and the ids, so a leak is named as a leak wherever it shows.
+    for tool, arguments, code in FAILURES:
+        if code == "unknown_tool":
+            continue  # no handler ran, so there is no exception to leak
+        envelope = invoke_tool(_request(tool, arguments, 4), fixture_tools())
+        text = show(envelope) if not isinstance(envelope, dict) else safe_text(envelope)
+        leaked = [piece for piece in private_texts(raised_by(tool, arguments)) if piece in text]
+        if leaked:
             return (
-                f"The envelope holds {secret!r}, which comes from the exception: "
-                f"{show(envelope)}.\n"
+                f"Calling {tool} with {show(arguments)}, the envelope holds {leaked[0]!r}, which "
+                f"comes from the exception the handler raised: {show(envelope)}.\n"
                 "Only the code may reach the envelope, never the exception's text or type name."
             )
-    return envelope_problem(envelope, 4, error="tool_failed")
+    return None
 
 
 def _bad_results(invoke_tool):
@@ -116,6 +100,28 @@ def _bad_results(invoke_tool):
         if problem:
             return f"Calling {tool}: {problem}"
     return None
+
+
+def _nested_list(depth):
+    value = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def _too_deep(invoke_tool):
+    def deep(arguments):
+        return _nested_list(TOO_DEEP)
+
+    what = (
+        f"The handler returned a list nested {TOO_DEEP} levels deep, more than json.dumps can write"
+    )
+    try:
+        envelope = invoke_tool(_request("deep", {}, 9), {"deep": deep})
+    except RecursionError:
+        return f"{what}, and invoke_tool let RecursionError out.\n{RECURSION_HINT}"
+    problem = envelope_problem(envelope, 9, error="invalid_result")
+    return f"{what}: {problem}" if problem else None
 
 
 def _exact_boundary(invoke_tool):
@@ -205,18 +211,19 @@ def _base_exception_propagates(invoke_tool):
 
 
 def cases(invoke_tool):
-    """The end-to-end cases for `invoke_tool`."""
+    """The end-to-end cases for `invoke_tool`, in an order that names the real problem first."""
     return [
         Case(
             "A successful call returns one envelope with the value", lambda: _success(invoke_tool)
         ),
-        Case('Ids 0, "" and "0" come back unchanged', lambda: _ids_kept(invoke_tool)),
-        Case("Every failure gets its code", lambda: _failure_codes(invoke_tool)),
         Case("No exception text reaches the envelope", lambda: _nothing_leaks(invoke_tool)),
+        Case("Every failure gets its code", lambda: _failure_codes(invoke_tool)),
+        Case('Ids 0, "" and "0" come back unchanged', lambda: _ids_kept(invoke_tool)),
         Case(
             "Results outside the vocabulary or over the budget are refused",
             lambda: _bad_results(invoke_tool),
         ),
+        Case("A value nested too deep for JSON is invalid_result", lambda: _too_deep(invoke_tool)),
         Case(
             "A value of exactly max_result_bytes UTF-8 bytes passes; one byte more does not",
             lambda: _exact_boundary(invoke_tool),
@@ -232,7 +239,7 @@ def cases(invoke_tool):
     ]
 
 
-def earlier_step_message(error, function_name, course=None):
+def earlier_step_message(error, function_name, course=None, explain_name=None):
     """Name the earlier step behind an unfinished or missing function, or return None.
 
     `invoke_tool` calls the functions of steps 1 to 6; when one of them is what raised
@@ -241,23 +248,25 @@ def earlier_step_message(error, function_name, course=None):
     steps = (course or load_course()).steps
     if isinstance(error, NameError):
         culprit = getattr(error, "name", None)
-        reason = "is not defined here"
     else:
         frames = traceback.extract_tb(error.__traceback__)
         culprit = frames[-1].name if frames else None
-        reason = "is not finished yet: it still raises NotImplementedError"
     step = next((s for s in steps if culprit in s.defines and culprit != function_name), None)
     if step is None:
         return None
+    calls = f"`{function_name}` calls `{culprit}` from {step.label}"
+    if isinstance(error, NameError):
+        explained = explain_name(culprit) if explain_name else ""
+        return f"{calls}, which this kernel does not have.\n{explained}".rstrip()
     return (
-        f"`{function_name}` calls `{culprit}` from {step.label}, which {reason}.\n"
+        f"{calls}, which is not finished yet: it still raises NotImplementedError.\n"
         f"Finish and save {step.notebook}, then run the first code cell of this notebook "
         "again (it loads your earlier work and says what it could not load)."
     )
 
 
-def warm_up(invoke_tool, function_name="invoke_tool"):
-    """Run each path of `invoke_tool` once; raise CheckFailed if an earlier step is unfinished."""
+def warm_up(invoke_tool, function_name="invoke_tool", explain_name=None):
+    """Run each path of `invoke_tool` once; return a message if an earlier step is unfinished."""
     requests = (
         ("send_email", {}, 4096),
         ("lookup_user", {"user_id": "u-001"}, 4096),
@@ -269,15 +278,17 @@ def warm_up(invoke_tool, function_name="invoke_tool"):
         try:
             invoke_tool(_request(tool, arguments), fixture_tools(), max_result_bytes=budget)
         except (NotImplementedError, NameError) as error:
-            message = earlier_step_message(error, function_name)
-            if message:
-                raise CheckFailed(message) from None
-            return  # invoke_tool itself: the cases report it
+            # None for invoke_tool's own: the cases report it with their context.
+            return earlier_step_message(error, function_name, explain_name=explain_name)
         except Exception:
-            return  # a bug of invoke_tool's own: the cases report it with its context
+            return None  # a bug of invoke_tool's own: the cases report it with its context
+    return None
 
 
-def check_invoke_tool(invoke_tool, *, out=print):
-    """Check the student's `invoke_tool` end to end, printing one line per case."""
-    warm_up(invoke_tool)
-    run_checks("invoke_tool", cases(invoke_tool), out=out)
+def check_invoke_tool(invoke_tool, *, explain_name=None):
+    """Check the student's `invoke_tool` end to end; return the CheckReport."""
+    message = warm_up(invoke_tool, explain_name=explain_name)
+    all_cases = cases(invoke_tool)
+    if message:
+        return CheckReport("invoke_tool", (), len(all_cases), message)
+    return run_checks("invoke_tool", all_cases, explain_name=explain_name)

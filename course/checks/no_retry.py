@@ -175,6 +175,6 @@ def cases(call_once):
     ]
 
 
-def check_call_once(call_once, *, out=print):
-    """Check the student's `call_once`, printing one line per case."""
-    run_checks("call_once", cases(call_once), out=out)
+def check_call_once(call_once, **options):
+    """Check the student's `call_once` case by case; return the CheckReport."""
+    return run_checks("call_once", cases(call_once), **options)

@@ -123,9 +123,9 @@ def copy_cases(copy_arguments):
     ]
 
 
-def check_copy_arguments(copy_arguments, *, out=print):
-    """Check the student's `copy_arguments`, printing one line per case."""
-    run_checks("copy_arguments", copy_cases(copy_arguments), out=out)
+def check_copy_arguments(copy_arguments, **options):
+    """Check the student's `copy_arguments` case by case; return the CheckReport."""
+    return run_checks("copy_arguments", copy_cases(copy_arguments), **options)
 
 
 ROSTER_TEXT = '{"name": "Café crew ☕", "members": [["u-001", "lead"], ["u-002", "member"]]}'
@@ -196,6 +196,6 @@ def fresh_cases(fresh_value):
     ]
 
 
-def check_fresh_value(fresh_value, *, out=print):
-    """Check the student's `fresh_value`, printing one line per case."""
-    run_checks("fresh_value", fresh_cases(fresh_value), out=out)
+def check_fresh_value(fresh_value, **options):
+    """Check the student's `fresh_value` case by case; return the CheckReport."""
+    return run_checks("fresh_value", fresh_cases(fresh_value), **options)

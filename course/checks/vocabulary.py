@@ -5,6 +5,9 @@ import json
 
 from course.feedback import Case, run_checks, show
 
+ASCII_HINT = "Non-ASCII characters came out as \\u escapes: pass ensure_ascii=False."
+BYTES_HINT = "Return the text (a str); the byte budget of step 4 encodes it."
+
 
 class Priority(enum.IntEnum):
     """An int subclass: json.dumps writes it as a number, but it is outside the vocabulary."""
@@ -47,9 +50,9 @@ def _text_problem(encode_json, value):
         return None
     hint = ""
     if isinstance(text, str) and "\\u" in text and "\\u" not in expected:
-        hint = "\nNon-ASCII characters came out as \\u escapes: pass ensure_ascii=False."
+        hint = f"\n{ASCII_HINT}"
     elif isinstance(text, bytes):
-        hint = "\nReturn the text (a str); the byte budget of step 4 encodes it."
+        hint = f"\n{BYTES_HINT}"
     return f"encode_json({show(value)}) returned {show(text)}; expected {show(expected)}.{hint}"
 
 
@@ -123,6 +126,6 @@ def _cases(encode_json):
     ]
 
 
-def check_encode_json(encode_json, *, out=print):
-    """Check a student's `encode_json` case by case; raise CheckFailed at the first miss."""
-    run_checks("encode_json", _cases(encode_json), out=out)
+def check_encode_json(encode_json, **options):
+    """Check a student's `encode_json` case by case; return the CheckReport."""
+    return run_checks("encode_json", _cases(encode_json), **options)

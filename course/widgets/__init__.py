@@ -1,1 +1,54 @@
-"""Widgets that let a student explore what each step built, one module per step."""
+"""The lessons' explorers: interactive widgets built on the student's own functions.
+
+Every explorer takes the notebook's namespace (`globals()`) and looks the student's functions up
+by name each time it shows something, so re-running an exercise cell is enough to explore the
+new version, and a kernel that lost them (a restart) gets a sentence instead of a traceback.
+Every explorer also shows the visible check's verdict on the function it explores, so it never
+praises code the check rejects.
+"""
+
+import html
+
+# Descriptions at their natural width, so no label is cut off with an ellipsis.
+LABEL_STYLE = {"description_width": "initial"}
+
+
+def student_function(namespace, name):
+    """Return the student's function `name` from the notebook's namespace, or None."""
+    function = namespace.get(name)
+    return function if callable(function) else None
+
+
+def not_defined(name):
+    """Say, as HTML, that the student's `name` is not in this kernel, and what to run."""
+    return (
+        f"Your <code>{name}</code> is not defined in this kernel: run its exercise cell (after a "
+        "kernel restart, run the notebook from the top: Run → Run All Cells), then use the "
+        "explorer again."
+    )
+
+
+class CheckVerdicts:
+    """The visible check's verdict on each version of a student's function, worked out once."""
+
+    def __init__(self):
+        self.known = {}
+
+    def line(self, name, function):
+        """Return one HTML line: the function passes its step's check, or the first miss."""
+        from course.checks import CHECKS  # the checks import the widgets' neighbours
+
+        if function is None:
+            return not_defined(name)
+        if function not in self.known:
+            self.known[function] = CHECKS[name](function)
+        report = self.known[function]
+        if report.ok:
+            return (
+                f"✓ The check of this step passes on your <code>{name}</code> "
+                f"({report.total} of {report.total} cases)."
+            )
+        return (
+            f"⚠ The check of this step does not pass on your <code>{name}</code> yet: "
+            f"{html.escape(report.summary())} Run the check cell for the details."
+        )

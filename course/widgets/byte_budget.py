@@ -1,7 +1,8 @@
 """Step 4's byte-budget explorer: type text, move the budget, watch bytes and the verdict.
 
 A browser test drives this widget by its CSS classes (budget-explorer, budget-text,
-budget-slider, budget-json, budget-chars, budget-size, budget-verdict), so keep them stable.
+budget-slider, budget-json, budget-chars, budget-size, budget-verdict, budget-check), so keep
+them stable.
 """
 
 import html
@@ -10,8 +11,10 @@ import json
 import ipywidgets as widgets
 
 from course.feedback import safe_text, show
+from course.widgets import LABEL_STYLE, CheckVerdicts, student_function
 
 MAX_ROWS = 80  # the character table stops here, so a long paste stays readable
+SLIDER_MAX = 64  # the slider's first reach; it grows to twice the size of the text typed
 
 
 def reference_json(text):
@@ -23,6 +26,8 @@ def json_text_for(encode_json, text):
     """Return (JSON text, note): the student's encode_json output, or json.dumps with a note."""
     expected = reference_json(text)
     fallback = "so this uses json.dumps(text, ensure_ascii=False, allow_nan=False)."
+    if encode_json is None:
+        return expected, f"Your encode_json is not defined in this kernel (step 3), {fallback}"
     try:
         encoded = encode_json(text)
     except NotImplementedError:
@@ -89,6 +94,8 @@ def size_line(size, budget):
 
 def verdict_line(budget_error, json_text, budget, size):
     """Return the student's verdict in words; never raise."""
+    if budget_error is None:
+        return "Your budget_error is not defined in this kernel: run its exercise cell."
     try:
         verdict = budget_error(json_text, budget)
     except NotImplementedError:
@@ -136,32 +143,56 @@ def _html(css_class):
     return view
 
 
-def byte_budget_explorer(encode_json, budget_error):
-    """Return the byte-budget explorer built on the student's encode_json and budget_error."""
-    text = widgets.Text(value="東京", description="Text:", continuous_update=True)
+def byte_budget_explorer(namespace):
+    """Return the byte-budget explorer on the student's encode_json and budget_error.
+
+    `namespace` is the notebook's `globals()`: both functions are looked up at every change.
+    """
+    text = widgets.Text(
+        value="東京", description="Text:", continuous_update=True, style=LABEL_STYLE
+    )
     text.add_class("budget-text")
     slider = widgets.IntSlider(
-        value=8, min=0, max=64, description="Budget:", continuous_update=True
+        value=8,
+        min=0,
+        max=SLIDER_MAX,
+        description="Budget (bytes):",
+        continuous_update=True,
+        style=LABEL_STYLE,
+        layout=widgets.Layout(width="36rem"),
     )
     slider.add_class("budget-slider")
-    json_view, chars, size_view, verdict, note = (
+    json_view, chars, size_view, verdict, check, note = (
         _html(name)
-        for name in ("budget-json", "budget-chars", "budget-size", "budget-verdict", "budget-note")
+        for name in (
+            "budget-json",
+            "budget-chars",
+            "budget-size",
+            "budget-verdict",
+            "budget-check",
+            "budget-note",
+        )
     )
+    verdicts = CheckVerdicts()
 
     def render(_change=None):
+        encode_json = student_function(namespace, "encode_json")
+        budget_error = student_function(namespace, "budget_error")
         json_text, note_text = json_text_for(encode_json, text.value)
         size = utf8_size(json_text)
+        # Grow the slider's reach with the text, so any size typed can be set as the budget.
+        slider.max = max(slider.max, 2 * (size or 0))
         json_view.value = f"JSON text: <code>{html.escape(printable(json_text))}</code>"
         chars.value = character_table(json_text)
         size_view.value = html.escape(size_line(size, slider.value))
         line = verdict_line(budget_error, json_text, slider.value, size)
         verdict.value = html.escape(printable(line))
+        check.value = verdicts.line("budget_error", budget_error)
         note.value = f"<small>{html.escape(printable(note_text))}</small>" if note_text else ""
 
     text.observe(render, names="value")
     slider.observe(render, names="value")
     render()
-    box = widgets.VBox([text, slider, json_view, size_view, verdict, note, chars])
+    box = widgets.VBox([text, slider, json_view, size_view, verdict, check, note, chars])
     box.add_class("budget-explorer")
     return box

@@ -7,6 +7,7 @@ import ipywidgets as widgets
 from course.feedback import safe_text, show
 from course.supplied import InvalidInputError, NotFoundError, PermissionDeniedError
 from course.tools import PRIVATE_MARKER, fixture_tools
+from course.widgets import LABEL_STYLE, CheckVerdicts, not_defined, student_function
 
 
 class UnknownCityError(NotFoundError):
@@ -86,6 +87,8 @@ def leaked_fragments(code, exc):
 
 
 def _code_line(failure_code, exc, expected):
+    if failure_code is None:
+        return None, not_defined("failure_code")
     try:
         code = failure_code(exc)
     except NotImplementedError:
@@ -122,32 +125,41 @@ def _private_line(exc):
     )
 
 
-def failure_code_explorer(failure_code):
-    """Return a widget: choose an exception and see the student's code and any leak."""
+def failure_code_explorer(namespace):
+    """Return a widget: choose an exception and see the student's code for it and any leak.
+
+    `namespace` is the notebook's `globals()`, where `failure_code` is looked up at each pick.
+    """
     pick = widgets.Dropdown(
         options=[(label, index) for index, (label, _, _) in enumerate(EXAMPLES)],
         value=0,
         description="Exception:",
+        style=LABEL_STYLE,
         layout=widgets.Layout(width="max-content"),
     )
     pick.add_class("failure-pick")
-    private = widgets.HTML()
-    private.add_class("failure-private")
-    code_view = widgets.HTML()
-    code_view.add_class("failure-code")
-    leak_view = widgets.HTML()
-    leak_view.add_class("failure-leak")
+    private, code_view, leak_view, check = (widgets.HTML() for _ in range(4))
+    for view, name in (
+        (private, "failure-private"),
+        (code_view, "failure-code"),
+        (leak_view, "failure-leak"),
+        (check, "failure-check"),
+    ):
+        view.add_class(name)
+    verdicts = CheckVerdicts()
 
     def render(_change=None):
+        failure_code = student_function(namespace, "failure_code")
         _, build, expected = EXAMPLES[pick.value]
         exc = build()
         private.value = _private_line(exc)
         code, sentence = _code_line(failure_code, exc, expected)
         code_view.value = sentence
         leak_view.value = "" if code is None else _leak_line(code, exc)
+        check.value = verdicts.line("failure_code", failure_code)
 
     pick.observe(render, names="value")
     render()
-    box = widgets.VBox([pick, private, code_view, leak_view])
+    box = widgets.VBox([pick, private, code_view, leak_view, check])
     box.add_class("failure-explorer")
     return box

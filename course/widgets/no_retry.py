@@ -12,6 +12,7 @@ import ipywidgets as widgets
 from course.feedback import safe_text, show
 from course.supplied import NotFoundError
 from course.tools import CallCounter
+from course.widgets import LABEL_STYLE, CheckVerdicts, not_defined, student_function
 
 
 def _succeeds(attempt):
@@ -75,6 +76,8 @@ def describe_outcome(outcome):
 
 def run_call_once(call_once, counter):
     """Call the student's `call_once` once; return a sentence about its outcome."""
+    if call_once is None:
+        return not_defined("call_once")
     try:
         outcome = call_once(counter, {"to": "ana@example.com"})
     except NotImplementedError:
@@ -101,33 +104,47 @@ def count_line(total, this_press):
     return f"Handler runs so far: <b>{total}</b>. {verdict}"
 
 
-def call_counter_explorer(call_once):
-    """Return a widget that calls the student's `call_once` on a handler of a chosen behaviour."""
+def call_counter_explorer(namespace):
+    """Return a widget that calls the student's `call_once` on a handler of a chosen behaviour.
+
+    `namespace` is the notebook's `globals()`, where `call_once` is looked up at each press.
+    """
     labels = [label for label, _behaviour in BEHAVIOURS]
-    behaviour_pick = widgets.Dropdown(options=labels, value=labels[0], description="handler")
+    behaviour_pick = widgets.Dropdown(
+        options=labels,
+        value=labels[0],
+        description="Handler:",
+        style=LABEL_STYLE,
+        layout=widgets.Layout(width="max-content"),
+    )
     behaviour_pick.add_class("no-retry-behaviour")
     call_button = widgets.Button(description="call")
     call_button.add_class("no-retry-call")
-    counter_line = widgets.HTML()
+    counter_line, result_line, check = (widgets.HTML() for _ in range(3))
     counter_line.add_class("no-retry-counter")
-    result_line = widgets.HTML()
     result_line.add_class("no-retry-result")
+    check.add_class("no-retry-check")
+    verdicts = CheckVerdicts()
     state = {}
 
     def start_over(_change=None):
         state["counter"] = counted_handler(dict(BEHAVIOURS)[behaviour_pick.value])
         counter_line.value = "Handler runs so far: <b>0</b>. Press call."
         result_line.value = ""
+        check.value = verdicts.line("call_once", student_function(namespace, "call_once"))
 
     def press(_button=None):
+        call_once = student_function(namespace, "call_once")
         counter = state["counter"]
         before = counter.calls
         result_line.value = run_call_once(call_once, counter)
         counter_line.value = count_line(counter.calls, counter.calls - before)
+        check.value = verdicts.line("call_once", call_once)
 
     behaviour_pick.observe(start_over, names="value")
     call_button.on_click(press)
     start_over()
-    box = widgets.VBox([widgets.HBox([behaviour_pick, call_button]), counter_line, result_line])
+    controls = widgets.HBox([behaviour_pick, call_button])
+    box = widgets.VBox([controls, counter_line, result_line, check])
     box.add_class("no-retry-explorer")
     return box

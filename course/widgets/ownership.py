@@ -1,9 +1,9 @@
 """Step 5's ownership explorer: edit what `team_roster` returned and watch the fixture.
 
-The fixture tool hands out the very lists its records hold. With "decode a fresh value" off, the
-explorer edits the handler's return value as it is, and the fixture changes with it. With it on,
-the value first crosses the boundary as JSON text and comes back through the student's
-`fresh_value`, so the edit stays on the student's side.
+The fixture tool hands out the very lists its records hold. Editing the handler's own value
+edits the fixture with it. Editing a fresh value (the JSON text decoded by the student's
+`fresh_value`) leaves the fixture alone, provided each call decodes a brand-new value: a
+`fresh_value` that hands out one cached object is caught here, as the check catches it.
 """
 
 import copy
@@ -14,6 +14,7 @@ import ipywidgets as widgets
 
 from course.feedback import safe_text, show
 from course.tools import FixtureTools
+from course.widgets import LABEL_STYLE, CheckVerdicts, not_defined, student_function
 
 TEAM_IDS = ("t-100", "t-200")
 
@@ -45,8 +46,10 @@ def returned_value(service, team_id, fresh_on, fresh_value):
     if not fresh_on:
         return returned, None
     text = json.dumps(returned, ensure_ascii=False)
+    if fresh_value is None:
+        return None, not_defined("fresh_value")
     try:
-        value = fresh_value(text)
+        value, again = fresh_value(text), fresh_value(text)
     except NotImplementedError:
         return None, (
             "Your <code>fresh_value</code> is not finished yet, so there is no fresh value to "
@@ -62,7 +65,26 @@ def returned_value(service, team_id, fresh_on, fresh_value):
             f"Your <code>fresh_value</code> returned {html.escape(show(value))}, not the decoded "
             "roster, so there is nothing to edit."
         )
+    if shares_objects(value, again):
+        return None, (
+            "⚠ Your <code>fresh_value</code> returned the same objects for two calls with the "
+            "same text, so an edit by one caller would show up for the next. Decode a "
+            "brand-new value on every call."
+        )
     return value, None
+
+
+def shares_objects(first, second):
+    """Return True when two decoded values share a list or dict, at any depth."""
+    if isinstance(first, list | dict) and first is second:
+        return True
+    if isinstance(first, dict) and isinstance(second, dict):
+        pairs = zip(first.values(), second.values(), strict=False)
+    elif isinstance(first, list) and isinstance(second, list):
+        pairs = zip(first, second, strict=False)
+    else:
+        return False
+    return any(shares_objects(a, b) for a, b in pairs)
 
 
 def verdict(changed, fresh_on):
@@ -78,7 +100,10 @@ def verdict(changed, fresh_on):
             "returned value edited the records themselves."
         )
     if fresh_on:
-        return "✓ The fixture is unchanged: you edited a fresh value decoded from the JSON text."
+        return (
+            "✓ The fixture is unchanged: you edited a fresh value that your fresh_value "
+            "decoded from the JSON text."
+        )
     return "The fixture is unchanged."
 
 
@@ -89,12 +114,26 @@ def idle_note(differs_from_start):
     return "The fixture is as it started. Edit the returned value to see what happens."
 
 
-def ownership_explorer(fresh_value):
-    """Return a widget that edits team_roster's returned value, with or without a fresh decode."""
+def ownership_explorer(namespace):
+    """Return a widget that edits team_roster's returned value, with or without a fresh decode.
+
+    `namespace` is the notebook's `globals()`, where `fresh_value` is looked up at each edit.
+    """
     state = {"service": FixtureTools()}
-    team_pick = widgets.Dropdown(options=list(TEAM_IDS), value=TEAM_IDS[0], description="team")
+    team_pick = widgets.Dropdown(
+        options=list(TEAM_IDS), value=TEAM_IDS[0], description="Team:", style=LABEL_STYLE
+    )
     team_pick.add_class("ownership-team")
-    fresh_toggle = widgets.ToggleButton(value=False, description="decode a fresh value")
+    fresh_toggle = widgets.RadioButtons(
+        options=[
+            ("the handler's own value, as team_roster returned it", False),
+            ("a fresh value: the JSON text decoded by your fresh_value", True),
+        ],
+        value=False,
+        description="Edit:",
+        style=LABEL_STYLE,
+        layout=widgets.Layout(width="max-content"),
+    )
     fresh_toggle.add_class("ownership-fresh-toggle")
     add_button = widgets.Button(description="add a member")
     add_button.add_class("ownership-add")
@@ -102,12 +141,12 @@ def ownership_explorer(fresh_value):
     edit_button.add_class("ownership-edit")
     reset_button = widgets.Button(description="reset the fixture")
     reset_button.add_class("ownership-reset")
-    status = widgets.HTML()
+    status, edited, fixture, check = (widgets.HTML() for _ in range(4))
     status.add_class("ownership-status")
-    edited = widgets.HTML()
     edited.add_class("ownership-value")
-    fixture = widgets.HTML()
     fixture.add_class("ownership-fixture")
+    check.add_class("ownership-check")
+    verdicts = CheckVerdicts()
     originals = {team: copy.deepcopy(state["service"].teams[team]) for team in TEAM_IDS}
 
     def record():
@@ -119,8 +158,10 @@ def ownership_explorer(fresh_value):
             f"<pre>{_json(record())}</pre>"
         )
         status.value = note or idle_note(record() != originals[team_pick.value])
+        check.value = verdicts.line("fresh_value", student_function(namespace, "fresh_value"))
 
     def apply(edit):
+        fresh_value = student_function(namespace, "fresh_value")
         value, problem = returned_value(
             state["service"], team_pick.value, fresh_toggle.value, fresh_value
         )
@@ -144,8 +185,8 @@ def ownership_explorer(fresh_value):
     team_pick.observe(lambda _change: show_fixture(), names="value")
     fresh_toggle.observe(lambda _change: show_fixture(), names="value")
     show_fixture()
-    controls = widgets.HBox([team_pick, fresh_toggle])
     buttons = widgets.HBox([add_button, edit_button, reset_button])
-    box = widgets.VBox([controls, buttons, status, widgets.HBox([edited, fixture])])
+    views = widgets.HBox([edited, fixture])
+    box = widgets.VBox([team_pick, fresh_toggle, buttons, status, views, check])
     box.add_class("ownership-explorer")
     return box

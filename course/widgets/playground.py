@@ -2,8 +2,9 @@
 
 The student picks a tool, writes its arguments as JSON, sets the request id and the byte budget,
 and presses Run. The playground shows the request, the envelope that came back, its size in
-UTF-8 bytes and how many times a handler ran. Every problem, from a typo in the JSON to an
-unfinished `invoke_tool`, is told in a plain sentence, never as a traceback.
+UTF-8 bytes, how many times a handler ran, and a verdict: the envelope the contract asks for,
+or what is wrong with it (a leak of the exception's text first). Every problem, from a typo in
+the JSON to an unfinished `invoke_tool`, is told in a plain sentence, never as a traceback.
 """
 
 import html
@@ -12,8 +13,10 @@ from types import MappingProxyType
 
 import ipywidgets as widgets
 
+from course.checks.envelopes import envelope_problem, fixture_outcome, private_texts, raised_by
 from course.feedback import safe_text, show
 from course.tools import CallCounter, fixture_tools
+from course.widgets import LABEL_STYLE, CheckVerdicts, not_defined, student_function
 
 UNKNOWN_TOOL = "send_email"
 # Arguments that make each tool do something worth seeing; read-only, shared by every playground.
@@ -87,6 +90,8 @@ def envelope_size_line(envelope, budget):
 
 def run_request(invoke_tool, request, budget):
     """Run one request on fresh fixture tools; return (envelope, handler runs, problem)."""
+    if invoke_tool is None:
+        return None, 0, not_defined("invoke_tool")
     tools = {name: CallCounter(handler) for name, handler in fixture_tools().items()}
     try:
         envelope = invoke_tool(request, tools, max_result_bytes=budget)
@@ -106,52 +111,98 @@ def run_request(invoke_tool, request, budget):
     return envelope, sum(counter.calls for counter in tools.values()), None
 
 
-def playground(invoke_tool):
-    """Return the playground widget, wired to the student's `invoke_tool`."""
+def envelope_verdict(request, envelope, runs, budget):
+    """Judge one envelope as the check would: a leak first, then its fields, then the runs."""
+    tool, arguments = request["tool"], request["arguments"]
+    text = safe_text(envelope)
+    leaked = [piece for piece in private_texts(raised_by(tool, arguments)) if piece in text]
+    if tool in fixture_tools() and leaked:
+        return (
+            "<span style='color:#b00020; font-weight:bold'>⚠ Leak: the envelope holds "
+            f"<code>{html.escape(leaked[0])}</code>, text of the exception the handler raised. "
+            "It would reach the model; only the code may.</span>"
+        )
+    value, code = fixture_outcome(tool, arguments, budget)
+    problem = envelope_problem(envelope, request["id"], value=value, error=code)
+    if problem:
+        return f"✗ {html.escape(problem)}"
+    expected_runs = 0 if code == "unknown_tool" else 1
+    if runs != expected_runs:
+        return f"✗ The handler ran {runs} times; it must run exactly {expected_runs}."
+    return "✓ This is the envelope the contract asks for."
+
+
+def _controls():
     options = tool_options()
-    tool_pick = widgets.Dropdown(options=options, value=options[0], description="tool")
-    tool_pick.add_class("playground-tool")
-    arguments_box = widgets.Textarea(
-        value=EXAMPLE_ARGUMENTS[options[0]], description="arguments", rows=4
+    tool_pick = widgets.Dropdown(
+        options=options, value=options[0], description="Tool:", style=LABEL_STYLE
     )
-    arguments_box.add_class("playground-arguments")
-    id_box = widgets.Text(value="1", description="request id", placeholder='7, or "0" for a str')
-    id_box.add_class("playground-id")
-    budget = widgets.IntSlider(value=4096, min=0, max=8192, description="max bytes")
-    budget.add_class("playground-budget")
+    arguments_box = widgets.Textarea(
+        value=EXAMPLE_ARGUMENTS[options[0]],
+        description="Arguments (JSON):",
+        rows=4,
+        style=LABEL_STYLE,
+        layout=widgets.Layout(width="36rem"),
+    )
+    id_box = widgets.Text(
+        value="1", description="Request id:", placeholder='7, or "0" for a str', style=LABEL_STYLE
+    )
+    budget = widgets.IntSlider(
+        value=4096,
+        min=0,
+        max=8192,
+        description="Budget (max_result_bytes):",
+        style=LABEL_STYLE,
+        layout=widgets.Layout(width="36rem"),
+    )
     run_button = widgets.Button(description="Run", button_style="primary")
-    run_button.add_class("playground-run")
-    request_view = widgets.HTML()
-    request_view.add_class("playground-request")
-    envelope_view = widgets.HTML()
-    envelope_view.add_class("playground-envelope")
-    message = widgets.HTML()
-    message.add_class("playground-message")
+    parts = (tool_pick, arguments_box, id_box, budget, run_button)
+    for part, name in zip(parts, ("tool", "arguments", "id", "budget", "run"), strict=True):
+        part.add_class(f"playground-{name}")
+    return parts
+
+
+def playground(namespace):
+    """Return the playground widget on the student's `invoke_tool`.
+
+    `namespace` is the notebook's `globals()`, where `invoke_tool` is looked up at each run.
+    """
+    tool_pick, arguments_box, id_box, budget, run_button = _controls()
+    views = {name: widgets.HTML() for name in ("request", "envelope", "message", "verdict")}
+    views["check"] = widgets.HTML()
+    for name, view in views.items():
+        view.add_class(f"playground-{name}")
+    verdicts = CheckVerdicts()
 
     def pick_tool(change):
         arguments_box.value = EXAMPLE_ARGUMENTS.get(change["new"], "{}")
 
     def run(_button=None):
-        request_view.value = envelope_view.value = message.value = ""
+        for view in views.values():
+            view.value = ""
+        invoke_tool = student_function(namespace, "invoke_tool")
+        views["check"].value = verdicts.line("invoke_tool", invoke_tool)
         arguments, problem = parse_arguments(arguments_box.value)
         if problem:
-            message.value = problem
+            views["message"].value = problem
             return
         request = {"id": parse_request_id(id_box.value), "tool": tool_pick.value}
         request["arguments"] = arguments
-        request_view.value = f"<b>Request</b><pre>{html.escape(_pretty(request))}</pre>"
+        views["request"].value = f"<b>Request</b><pre>{html.escape(_pretty(request))}</pre>"
         envelope, runs, problem = run_request(invoke_tool, request, budget.value)
         if problem:
-            message.value = problem
+            views["message"].value = problem
             return
-        envelope_view.value = f"<b>Envelope</b><pre>{html.escape(_pretty(envelope))}</pre>"
-        message.value = (
-            f"{envelope_size_line(envelope, budget.value)}<br>Handler runs: <b>{runs}</b>."
-        )
+        views["envelope"].value = f"<b>Envelope</b><pre>{html.escape(_pretty(envelope))}</pre>"
+        views[
+            "message"
+        ].value = f"{envelope_size_line(envelope, budget.value)}<br>Handler runs: <b>{runs}</b>."
+        views["verdict"].value = envelope_verdict(request, envelope, runs, budget.value)
 
     tool_pick.observe(pick_tool, names="value")
     run_button.on_click(run)
     controls = widgets.VBox([tool_pick, arguments_box, id_box, budget, run_button])
-    box = widgets.VBox([controls, message, widgets.HBox([request_view, envelope_view])])
+    outputs = [views["message"], views["verdict"], views["check"]]
+    box = widgets.VBox([controls, *outputs, widgets.HBox([views["request"], views["envelope"]])])
     box.add_class("playground")
     return box

@@ -10,9 +10,11 @@ import json
 
 import ipywidgets as widgets
 
+from course.checks.envelope import envelope_mismatch
+from course.checks.envelopes import code_for
 from course.feedback import safe_text, show
-from course.supplied import InvalidInputError, NotFoundError, PermissionDeniedError
 from course.tools import fixture_tools
+from course.widgets import LABEL_STYLE, CheckVerdicts, not_defined, student_function
 
 STAGES = ("start", "1", "2", "3")
 # Two requests against the fixture tools: one succeeds, one is refused on purpose.
@@ -24,16 +26,6 @@ REQUESTS = {
         "arguments": {"document_id": "d-001", "as_user": "u-002"},
     },
 }
-# The classification step 2 teaches; the stepper only needs it to name the code.
-EXPECTED_CODES = (
-    (InvalidInputError, "invalid_input"),
-    (PermissionDeniedError, "permission_denied"),
-    (NotFoundError, "not_found"),
-)
-
-
-def _code_for(exc):
-    return next((code for cls, code in EXPECTED_CODES if isinstance(exc, cls)), "tool_failed")
 
 
 def run_request(request):
@@ -80,7 +72,7 @@ def _stage_classify(request, outcome, make_envelope):
             "<b>The outcome is classified.</b> The handler returned, so this is a success: "
             "<code>ok</code> will be <code>True</code> and the value travels on."
         )
-    code = _code_for(result)
+    code = code_for(result)
     kind = "an unexpected" if code == "tool_failed" else "an expected"
     return (
         f"<b>The outcome is classified.</b> <code>{type(result).__name__}</code> is {kind} "
@@ -92,11 +84,13 @@ def _stage_classify(request, outcome, make_envelope):
 def _stage_envelope(request, outcome, make_envelope):
     succeeded, result = outcome
     request_id = request["id"]
+    if make_envelope is None:
+        return f"<b>The envelope.</b> {not_defined('make_envelope')}"
     try:
         if succeeded:
             envelope = make_envelope(request_id, value=result)
         else:
-            envelope = make_envelope(request_id, error=_code_for(result))
+            envelope = make_envelope(request_id, error=code_for(result))
     except NotImplementedError:
         return (
             "<b>The envelope.</b> Your <code>make_envelope</code> is not finished yet, so there "
@@ -108,23 +102,29 @@ def _stage_envelope(request, outcome, make_envelope):
             f"<code>{type(error).__name__}</code>: {html.escape(safe_text(error))}"
         )
     heading = "<b>The envelope, built by your <code>make_envelope</code>:</b>"
-    return heading + _envelope_view(envelope, request_id)
+    expected = {"id": request_id, "ok": succeeded, "value": None, "error": None}
+    if succeeded:
+        expected["value"] = result
+    else:
+        expected["error"] = code_for(result)
+    return heading + _envelope_view(envelope, expected)
 
 
-def _envelope_view(envelope, request_id):
+def _envelope_view(envelope, expected):
+    """Show the envelope and the check's verdict on it: the one the check expects, or why not."""
     try:
         shown = f"<pre>{_json(envelope)}</pre>"
     except (TypeError, ValueError):
         shown = f"<pre>{html.escape(show(envelope))}</pre>"
-    same_id = isinstance(envelope, dict) and envelope.get("id", object()) == request_id
-    if same_id and type(envelope["id"]) is type(request_id):
-        return (
-            shown + "<div class='stepper-verdict'>✓ The request's id came through unchanged.</div>"
+    problem = envelope_mismatch(envelope, expected)
+    if problem is None:
+        return shown + (
+            "<div class='stepper-verdict'>✓ This is the envelope the check expects, and the "
+            "request's id came through unchanged.</div>"
         )
-    got = envelope.get("id") if isinstance(envelope, dict) else envelope
     return shown + (
-        "<div class='stepper-verdict' style='color:#b00020'>⚠ The envelope's id is "
-        f"{html.escape(show(got))}, but the request's id was {html.escape(show(request_id))}.</div>"
+        "<div class='stepper-verdict' style='color:#b00020'>⚠ "
+        f"{html.escape(problem).replace(chr(10), '<br>')}</div>"
     )
 
 
@@ -137,26 +137,37 @@ STAGE_VIEWS = {
 }
 
 
-def envelope_stepper(make_envelope):
-    """Return a widget that walks a request to its envelope, stage by stage."""
-    outcome_pick = widgets.ToggleButtons(options=["success", "failure"], value="success")
+def envelope_stepper(namespace):
+    """Return a widget that walks a request to its envelope, stage by stage.
+
+    `namespace` is the notebook's `globals()`, where `make_envelope` is looked up at each stage.
+    """
+    outcome_pick = widgets.ToggleButtons(
+        options=["success", "failure"], value="success", description="Outcome:", style=LABEL_STYLE
+    )
     outcome_pick.add_class("stepper-outcome")
-    stage_pick = widgets.ToggleButtons(options=list(STAGES), value="start")
+    stage_pick = widgets.ToggleButtons(
+        options=list(STAGES), value="start", description="Stage:", style=LABEL_STYLE
+    )
     stage_pick.add_class("stepper-stage")
-    id_line = widgets.HTML()
+    id_line, view, check = (widgets.HTML() for _ in range(3))
     id_line.add_class("stepper-id-line")
-    view = widgets.HTML()
     view.add_class("stepper-view")
+    check.add_class("stepper-check")
+    verdicts = CheckVerdicts()
 
     def render(_change=None):
+        make_envelope = student_function(namespace, "make_envelope")
         request = REQUESTS[outcome_pick.value]
         outcome = run_request(request)
-        id_line.value = _id_badge(request["id"], label=f"request id at stage {stage_pick.value}")
+        label = f"{outcome_pick.value}, stage {stage_pick.value}: request id"
+        id_line.value = _id_badge(request["id"], label=label)
         view.value = STAGE_VIEWS[stage_pick.value](request, outcome, make_envelope)
+        check.value = verdicts.line("make_envelope", make_envelope)
 
     outcome_pick.observe(render, names="value")
     stage_pick.observe(render, names="value")
     render()
-    box = widgets.VBox([outcome_pick, stage_pick, id_line, view])
+    box = widgets.VBox([outcome_pick, stage_pick, id_line, view, check])
     box.add_class("envelope-stepper")
     return box

@@ -1,5 +1,12 @@
-"""Step 3's explorer: what json.dumps does to a value, the vocabulary's verdict, and encode_json."""
+"""Step 3's explorer: what json.dumps does to a value, the vocabulary's verdict, and encode_json.
 
+The student picks an example or types a value of their own (a Python literal, read with
+`ast.literal_eval`, which evaluates no code), and sees a verdict on what their `encode_json`
+made of it: the exact JSON text for a value in the vocabulary, a TypeError or ValueError for one
+outside.
+"""
+
+import ast
 import enum
 import html
 import json
@@ -8,6 +15,9 @@ import ipywidgets as widgets
 
 from course.feedback import safe_text, show
 from course.supplied import check_json_value
+from course.widgets import LABEL_STYLE, CheckVerdicts, not_defined, student_function
+
+OWN_VALUE = -1  # the dropdown's choice for the value typed in the text box
 
 
 class Priority(enum.IntEnum):
@@ -73,6 +83,8 @@ def vocabulary_verdict(value):
 
 def student_encoding(encode_json, value):
     """Return what the student's encode_json makes of `value`, as one sentence; never raise."""
+    if encode_json is None:
+        return not_defined("encode_json")
     try:
         text = encode_json(value)
     except NotImplementedError:
@@ -90,35 +102,93 @@ def student_encoding(encode_json, value):
     return f"returns <code>{html.escape(show(text))}</code>"
 
 
-def vocabulary_explorer(encode_json):
-    """Return a widget: pick a Python value, compare json.dumps, the vocabulary and encode_json."""
+def encoding_verdict(encode_json, value):
+    """Say whether the student's encode_json did what the vocabulary asks for `value`."""
+    if encode_json is None:
+        return ""
+    try:
+        check_json_value(value)
+        expected = json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        expected = None
+    try:
+        text = encode_json(value)
+    except (TypeError, ValueError):
+        if expected is None:
+            return "✓ Right: the value is outside the vocabulary, and your encode_json refuses it."
+        return "✗ The value is in the vocabulary, so encode_json should encode it, not refuse it."
+    except Exception:
+        return "✗ encode_json should return JSON text or raise TypeError or ValueError."
+    if expected is None:
+        return (
+            "✗ The value is outside the vocabulary, yet your encode_json returned text for it: "
+            "it should raise TypeError or ValueError."
+        )
+    if text != expected:
+        return f"✗ Expected exactly <code>{html.escape(show(expected))}</code>."
+    return "✓ Right: the exact JSON text, with the characters as themselves."
+
+
+def parse_own_value(text):
+    """Return (value, None) for a Python literal, or (None, a sentence saying what is wrong)."""
+    try:
+        return ast.literal_eval(text), None
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None, (
+            "That is not a Python literal. Try values such as <code>(1, 2)</code>, "
+            "<code>{'a': {1, 2}}</code>, <code>[True, None, 1.5]</code> or <code>b'hi'</code>."
+        )
+
+
+def vocabulary_explorer(namespace):
+    """Return a widget: pick or type a value; compare json.dumps, the vocabulary and encode_json.
+
+    `namespace` is the notebook's `globals()`, where `encode_json` is looked up at each pick.
+    """
+    options = [(label, index) for index, (label, _) in enumerate(EXAMPLES)]
     pick = widgets.Dropdown(
-        options=[(label, index) for index, (label, _) in enumerate(EXAMPLES)],
+        options=[*options, ("a value of your own (type it below)", OWN_VALUE)],
         value=0,
         description="Value:",
+        style=LABEL_STYLE,
         layout=widgets.Layout(width="max-content"),
     )
     pick.add_class("vocabulary-pick")
-    value_view = widgets.HTML()
-    value_view.add_class("vocabulary-value")
-    dumps_view = widgets.HTML()
-    dumps_view.add_class("vocabulary-dumps")
-    check_view = widgets.HTML()
-    check_view.add_class("vocabulary-check")
-    encode_view = widgets.HTML()
-    encode_view.add_class("vocabulary-encode")
+    own = widgets.Text(
+        value="(1, 'two', {3})",
+        description="Your own value (a Python literal):",
+        style=LABEL_STYLE,
+        layout=widgets.Layout(width="36rem"),
+    )
+    own.add_class("vocabulary-own")
+    names = ("value", "dumps", "check", "encode", "verdict", "step-check")
+    views = {name: widgets.HTML() for name in names}
+    for name, view in views.items():
+        view.add_class(f"vocabulary-{name}")
+    verdicts = CheckVerdicts()
+
+    def typed_value():
+        return parse_own_value(own.value)[0]  # a fresh value at each call
 
     def render(_change=None):
-        build = EXAMPLES[pick.value][1]
-        value_view.value = f"<b>Python value:</b> <code>{html.escape(show(build()))}</code>"
-        dumps_view.value = f"<b>json.dumps(value):</b> {dumps_default(build())}"
-        check_view.value = f"<b>check_json_value(value):</b> {vocabulary_verdict(build())}"
-        encode_view.value = (
-            f"<b>your encode_json(value):</b> {student_encoding(encode_json, build())}"
-        )
+        encode_json = student_function(namespace, "encode_json")
+        views["step-check"].value = verdicts.line("encode_json", encode_json)
+        build = EXAMPLES[pick.value][1] if pick.value != OWN_VALUE else typed_value
+        if pick.value == OWN_VALUE and parse_own_value(own.value)[1]:
+            for name in ("value", "dumps", "check", "encode"):
+                views[name].value = ""
+            views["verdict"].value = parse_own_value(own.value)[1]
+            return
+        views["value"].value = f"<b>Python value:</b> <code>{html.escape(show(build()))}</code>"
+        views["dumps"].value = f"<b>json.dumps(value):</b> {dumps_default(build())}"
+        views["check"].value = f"<b>check_json_value(value):</b> {vocabulary_verdict(build())}"
+        encoding = student_encoding(encode_json, build())
+        views["encode"].value = f"<b>your encode_json(value):</b> {encoding}"
+        views["verdict"].value = encoding_verdict(encode_json, build())
 
     pick.observe(render, names="value")
+    own.observe(render, names="value")
     render()
-    box = widgets.VBox([pick, value_view, dumps_view, check_view, encode_view])
+    box = widgets.VBox([pick, own, *views.values()])
     box.add_class("vocabulary-explorer")
     return box

@@ -5,9 +5,10 @@ from pathlib import Path
 import pytest
 
 from course.assemble import load_course, notebook_exercise_cells, run_cells
-from course.checks.byte_budget import check_budget_error
-from course.feedback import CheckFailed
+from course.checks.byte_budget import EQUAL_FITS_HINT, MEASURE_HINTS, check_budget_error
 
+CHARACTERS_HINT = MEASURE_HINTS["characters"]
+UTF16_HINT = MEASURE_HINTS["utf-16"]
 NOTEBOOK = Path(__file__).resolve().parents[3] / "solutions/bounded_results/04-byte-budget.ipynb"
 
 
@@ -19,15 +20,16 @@ def reference_budget_error():
 
 
 def failure_of(budget_error):
-    with pytest.raises(CheckFailed) as caught:
-        check_budget_error(budget_error, out=lambda line: None)
-    return str(caught.value)
+    report = check_budget_error(budget_error)
+    assert not report.ok, "the check passed"
+    return report.failure
 
 
 def test_the_reference_passes_every_case():
-    lines = []
-    check_budget_error(reference_budget_error(), out=lines.append)
-    assert lines[-1] == "All 6 checks of `budget_error` passed."
+    assert (
+        check_budget_error(reference_budget_error()).summary()
+        == "All 6 checks of `budget_error` passed."
+    )
 
 
 def test_a_version_with_errors_strict_and_a_conditional_expression_is_accepted():
@@ -38,28 +40,86 @@ def test_a_version_with_errors_strict_and_a_conditional_expression_is_accepted()
             return "invalid_result"
         return "result_too_large" if len(data) > max_result_bytes else None
 
-    lines = []
-    check_budget_error(budget_error, out=lines.append)
-    assert lines[-1] == "All 6 checks of `budget_error` passed."
+    assert check_budget_error(budget_error).summary() == "All 6 checks of `budget_error` passed."
 
 
-def test_counting_characters_is_caught_with_a_hint():
+def measured_by(measure, *, strict=True):
+    """A budget_error that measures text with `measure`, compared with > (or >= if not strict)."""
+
     def budget_error(text, max_result_bytes):
-        return "result_too_large" if len(text) > max_result_bytes else None
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return "invalid_result"
+        size = measure(text)
+        too_large = size > max_result_bytes if strict else size >= max_result_bytes
+        return "result_too_large" if too_large else None
 
+    return budget_error
+
+
+def utf8(text):
+    return len(text.encode("utf-8"))
+
+
+# Each wrong answer, and the one hint meant for it: no other hint may show.
+WRONG_MEASURES = {
+    "characters": (measured_by(len), CHARACTERS_HINT),
+    "UTF-16 code units as bytes": (
+        measured_by(lambda text: len(text.encode("utf-16-le"))),
+        UTF16_HINT,
+    ),
+    "UTF-16 with its byte-order mark": (
+        measured_by(lambda text: len(text.encode("utf-16"))),
+        UTF16_HINT,
+    ),
+    "UTF-8 bytes with >=": (measured_by(utf8, strict=False), EQUAL_FITS_HINT),
+}
+HINTS = (CHARACTERS_HINT, UTF16_HINT, EQUAL_FITS_HINT)
+
+
+@pytest.mark.parametrize("wrong", WRONG_MEASURES, ids=list(WRONG_MEASURES))
+def test_each_wrong_measure_gets_its_own_hint_and_no_other(wrong):
+    budget_error, hint = WRONG_MEASURES[wrong]
     message = failure_of(budget_error)
+    assert hint in message
+    assert [other for other in HINTS if other in message] == [hint]
+
+
+def test_counting_characters_is_named_where_characters_and_bytes_differ():
+    message = failure_of(measured_by(len))
     assert message.startswith("The budget counts UTF-8 bytes, not characters")
     assert "4 characters and 8 UTF-8 bytes" in message
-    assert "count the bytes of text.encode('utf-8')" in message
 
 
-def test_an_off_by_one_boundary_is_caught_with_a_hint():
+def test_utf16_counting_is_not_told_it_is_off_by_one():
+    # The issue's case: a UTF-16 count used to get the "a size equal to the budget fits" hint.
+    message = failure_of(measured_by(lambda text: len(text.encode("utf-16-le"))))
+    assert EQUAL_FITS_HINT not in message
+    assert "measured in UTF-16" in message
+
+
+def test_characters_with_an_off_by_one_get_both_hints():
+    message = failure_of(measured_by(len, strict=False))
+    assert CHARACTERS_HINT in message or EQUAL_FITS_HINT in message
+    assert UTF16_HINT not in message
+
+
+def test_a_wrong_verdict_no_measure_explains_gets_no_hint():
     def budget_error(text, max_result_bytes):
-        return "result_too_large" if len(text.encode("utf-8")) >= max_result_bytes else None
+        return "result_too_large" if text == '"ok"' else None  # refuses one text, whatever size
 
     message = failure_of(budget_error)
-    assert message.startswith("A size equal to the budget fits")
-    assert "A size equal to the budget fits: only more bytes" in message
+    assert [hint for hint in HINTS if hint in message] == []
+
+
+def test_a_budget_error_that_lets_unicode_encode_error_out_is_told_to_catch_it():
+    def budget_error(text, max_result_bytes):
+        return "result_too_large" if len(text.encode("utf-8")) > max_result_bytes else None
+
+    message = failure_of(budget_error)
+    assert message.startswith("Text that UTF-8 cannot encode is invalid_result")
+    assert 'Catch UnicodeEncodeError and return "invalid_result"' in message
 
 
 def test_ignoring_lone_surrogates_is_caught():

@@ -2,11 +2,8 @@
 
 from pathlib import Path
 
-import pytest
-
 from course.assemble import load_course, notebook_exercise_cells, run_cells
-from course.checks.failure_codes import check_failure_code
-from course.feedback import CheckFailed
+from course.checks.failure_codes import LEAK_HINT, check_failure_code
 from course.supplied import InvalidInputError, NotFoundError, PermissionDeniedError
 
 NOTEBOOK = Path(__file__).resolve().parents[3] / "solutions/bounded_results/02-failure-codes.ipynb"
@@ -25,15 +22,16 @@ def reference_failure_code():
 
 
 def failure_of(failure_code):
-    with pytest.raises(CheckFailed) as caught:
-        check_failure_code(failure_code, out=lambda line: None)
-    return str(caught.value)
+    report = check_failure_code(failure_code)
+    assert not report.ok, "the check passed"
+    return report.failure
 
 
 def test_the_reference_passes_every_case():
-    lines = []
-    check_failure_code(reference_failure_code(), out=lines.append)
-    assert lines[-1] == "All 6 checks of `failure_code` passed."
+    assert (
+        check_failure_code(reference_failure_code()).summary()
+        == "All 6 checks of `failure_code` passed."
+    )
 
 
 def test_a_table_walked_with_isinstance_and_logging_is_accepted():
@@ -46,9 +44,7 @@ def test_a_table_walked_with_isinstance_and_logging_is_accepted():
         logging.getLogger("test.private").debug("handler failed", exc_info=exc)
         return next((code for cls, code in table if isinstance(exc, cls)), "tool_failed")
 
-    lines = []
-    check_failure_code(failure_code, out=lines.append)
-    assert lines[-1] == "All 6 checks of `failure_code` passed."
+    assert check_failure_code(failure_code).summary() == "All 6 checks of `failure_code` passed."
 
 
 def test_a_lookup_by_exact_type_name_misses_subclasses():
@@ -100,3 +96,14 @@ def test_an_unfinished_exercise_gets_the_not_finished_message():
         raise NotImplementedError()
 
     assert "`failure_code` is not finished yet" in failure_of(failure_code)
+
+
+def test_a_wrong_code_that_holds_no_text_gets_no_leak_hint():
+    message = failure_of(lambda exc: "tool_failed")
+    assert "returned 'tool_failed'; expected 'invalid_input'" in message
+    assert LEAK_HINT not in message
+
+
+def test_only_a_code_carrying_the_private_text_gets_the_leak_hint():
+    message = failure_of(lambda exc: f"tool_failed: {exc}")
+    assert LEAK_HINT in message

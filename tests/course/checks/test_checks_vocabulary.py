@@ -3,11 +3,8 @@
 import json
 from pathlib import Path
 
-import pytest
-
 from course.assemble import load_course, notebook_exercise_cells, run_cells
-from course.checks.vocabulary import check_encode_json
-from course.feedback import CheckFailed
+from course.checks.vocabulary import ASCII_HINT, BYTES_HINT, check_encode_json
 from course.supplied import check_json_value
 
 NOTEBOOK = (
@@ -23,15 +20,16 @@ def reference_encode_json():
 
 
 def failure_of(encode_json):
-    with pytest.raises(CheckFailed) as caught:
-        check_encode_json(encode_json, out=lambda line: None)
-    return str(caught.value)
+    report = check_encode_json(encode_json)
+    assert not report.ok, "the check passed"
+    return report.failure
 
 
 def test_the_reference_passes_every_case():
-    lines = []
-    check_encode_json(reference_encode_json(), out=lines.append)
-    assert lines[-1] == "All 8 checks of `encode_json` passed."
+    assert (
+        check_encode_json(reference_encode_json()).summary()
+        == "All 8 checks of `encode_json` passed."
+    )
 
 
 def test_a_version_that_encodes_first_and_checks_after_is_accepted():
@@ -40,9 +38,7 @@ def test_a_version_that_encodes_first_and_checks_after_is_accepted():
         check_json_value(value)
         return text
 
-    lines = []
-    check_encode_json(encode_json, out=lines.append)
-    assert lines[-1] == "All 8 checks of `encode_json` passed."
+    assert check_encode_json(encode_json).summary() == "All 8 checks of `encode_json` passed."
 
 
 def test_plain_json_dumps_is_caught_letting_tuples_through():
@@ -88,3 +84,33 @@ def test_an_unfinished_exercise_gets_the_not_finished_message():
         raise NotImplementedError()
 
     assert "`encode_json` is not finished yet" in failure_of(encode_json)
+
+
+def test_returning_bytes_gets_the_text_hint_and_not_the_ascii_one():
+    def encode_json(value):
+        check_json_value(value)
+        return json.dumps(value, ensure_ascii=False, allow_nan=False).encode("utf-8")
+
+    message = failure_of(encode_json)
+    assert BYTES_HINT in message
+    assert ASCII_HINT not in message
+
+
+def test_escaped_text_gets_the_ascii_hint_and_not_the_bytes_one():
+    def encode_json(value):
+        check_json_value(value)
+        return json.dumps(value, allow_nan=False)
+
+    message = failure_of(encode_json)
+    assert ASCII_HINT in message
+    assert BYTES_HINT not in message
+
+
+def test_a_wrong_text_neither_hint_explains_gets_neither():
+    def encode_json(value):
+        check_json_value(value)
+        return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+    message = failure_of(encode_json)
+    assert ASCII_HINT not in message
+    assert BYTES_HINT not in message

@@ -1,0 +1,99 @@
+"""What an envelope must look like, and what of an exception must never show in it.
+
+Shared by the checks and the explorers, so an explorer judges an envelope exactly as the check
+would.
+"""
+
+import json
+
+from course.checks.ownership import exact_type_problem
+from course.feedback import safe_text, show
+from course.supplied import (
+    InvalidInputError,
+    NotFoundError,
+    PermissionDeniedError,
+    check_json_value,
+)
+from course.tools import PRIVATE_MARKER, fixture_tools
+
+ENVELOPE_KEYS = {"id", "ok", "value", "error"}
+
+
+def envelope_problem(envelope, request_id, *, value=None, error=None):
+    """Return a sentence if `envelope` is not exactly the expected one, else None."""
+    if not isinstance(envelope, dict):
+        return f"`invoke_tool` should return a dict envelope, but it returned {show(envelope)}."
+    if set(envelope) != ENVELOPE_KEYS:
+        return (
+            f"The envelope should have exactly the keys id, ok, value and error: {show(envelope)}."
+        )
+    if envelope["id"] != request_id or type(envelope["id"]) is not type(request_id):
+        return f"The request id was {request_id!r} but the envelope says {show(envelope['id'])}."
+    expected_ok = error is None
+    if envelope["ok"] is not expected_ok:
+        return f"I expected ok to be {expected_ok} but the envelope is {show(envelope)}."
+    if envelope["error"] != error:
+        return f"I expected error {error!r} but the envelope is {show(envelope)}."
+    if error is not None:
+        return (
+            None
+            if envelope["value"] is None
+            else f"On failure value must be None: {show(envelope)}."
+        )
+    return exact_type_problem(value, envelope["value"], "the envelope's value")
+
+
+def raised_by(tool, arguments):
+    """Return the exception a fixture tool raises for `arguments`, or None if it returns."""
+    try:
+        fixture_tools()[tool](dict(arguments))  # fixture handlers never edit it
+    except Exception as exc:
+        return exc
+    return None
+
+
+def private_texts(exc):
+    """Return the texts of an exception that must never reach an envelope (none for None)."""
+    if exc is None:
+        return []
+    texts = [PRIVATE_MARKER, type(exc).__name__, safe_text(exc)]
+    texts += [safe_text(argument) for argument in exc.args]
+    texts = [text.strip("'\"") for text in texts]
+    # Very short texts (an empty message) would match an honest envelope by accident.
+    return [text for text in dict.fromkeys(texts) if len(text) >= 4]
+
+
+# The classification step 2 teaches: the code of an exception, by its class alone.
+EXPECTED_CODES = (
+    (InvalidInputError, "invalid_input"),
+    (PermissionDeniedError, "permission_denied"),
+    (NotFoundError, "not_found"),
+)
+
+
+def code_for(exc):
+    """Return the failure code CONTRACT.md gives an exception a handler raised."""
+    return next((code for cls, code in EXPECTED_CODES if isinstance(exc, cls)), "tool_failed")
+
+
+def fixture_outcome(tool, arguments, budget):
+    """Return (value, code) that a fixture tool's call must end in: one of them is None.
+
+    It runs the fixture's handler itself, on a copy of the arguments, so the playground can
+    judge any request a student sends with the rules the check uses.
+    """
+    handler = fixture_tools().get(tool)
+    if handler is None:
+        return None, "unknown_tool"
+    exc = raised_by(tool, arguments)
+    if exc is not None:
+        return None, code_for(exc)
+    value = handler(dict(arguments))
+    try:
+        check_json_value(value)
+        size = len(json.dumps(value, ensure_ascii=False, allow_nan=False).encode("utf-8"))
+    except (TypeError, ValueError, RecursionError):
+        return None, "invalid_result"
+    if size > budget:
+        return None, "result_too_large"
+    return json.loads(json.dumps(value)), None

@@ -1,0 +1,62 @@
+"""The record of what each kernel last checked: compared with the saved file, never trusted more."""
+
+from lesson_files import COURSE, exercise_cell, write_notebook
+
+from course.assemble import read_step
+from course.history import (
+    HISTORY_FILE,
+    read_history,
+    record_check,
+    saved_holds,
+    unsaved_note,
+)
+
+STEP_4 = COURSE.steps[3]
+SAVED = "def budget_error(text, budget):\n    return None\n"
+
+
+def saved_step(folder, source=SAVED):
+    write_notebook(folder / STEP_4.notebook, [exercise_cell("budget-error", source)])
+    return read_step(folder, STEP_4)
+
+
+def test_a_check_is_recorded_with_its_source_and_outcome(tmp_path):
+    record_check("budget_error", SAVED, True, tmp_path)
+    record_check("encode_json", "def encode_json(v): ...", False, tmp_path)
+    history = read_history(tmp_path)
+    assert history["budget_error"]["source"] == SAVED
+    assert history["budget_error"]["passed"] is True
+    assert history["encode_json"]["passed"] is False
+    assert [p.name for p in tmp_path.iterdir()] == [HISTORY_FILE]  # no temporary file left
+
+
+def test_saved_holds_ignores_trailing_spaces_and_blank_lines():
+    work_cells = [exercise_cell("budget-error", "x = 1\n\n" + SAVED.replace("None", "None   "))]
+    work_cells = [type("Cell", (), {"source": cell["source"]}) for cell in work_cells]
+    assert saved_holds(SAVED, work_cells)
+    assert not saved_holds(SAVED.replace("None", "'too_large'"), work_cells)
+
+
+def test_no_note_without_a_record_or_when_the_saved_file_holds_the_version(tmp_path):
+    work = saved_step(tmp_path)
+    assert unsaved_note("budget_error", STEP_4, work.cells, tmp_path) == ""
+    record_check("budget_error", SAVED, True, tmp_path)
+    assert unsaved_note("budget_error", STEP_4, work.cells, tmp_path) == ""
+
+
+def test_a_checked_version_the_saved_file_lacks_gets_a_note_saying_to_save(tmp_path):
+    work = saved_step(
+        tmp_path, "def budget_error(text, budget):\n    raise NotImplementedError()\n"
+    )
+    record_check("budget_error", SAVED, False, tmp_path)
+    note = unsaved_note("budget_error", STEP_4, work.cells, tmp_path)
+    assert note.startswith("The check of `budget_error` did not pass at ")
+    assert "04-byte-budget.ipynb does not hold as saved" in note
+
+
+def test_a_damaged_or_unwritable_history_only_loses_the_advice(tmp_path):
+    (tmp_path / HISTORY_FILE).write_text("[not a dict", encoding="utf-8")
+    assert read_history(tmp_path) == {}
+    missing = tmp_path / "gone"
+    record_check("budget_error", SAVED, True, missing)  # no folder: nothing raised
+    assert read_history(missing) == {}

@@ -83,11 +83,19 @@ def test_patching_the_graders_modules_earns_no_more_than_junk(grades):
     assert points(grades["patches-grader-modules"]) == points(grades["junk"])
 
 
-@pytest.mark.parametrize("name", ["eq-always-true", "dict-subclass-envelope"])
-def test_lying_envelopes_earn_only_the_rules_they_really_keep(grades, name):
+@pytest.mark.parametrize(
+    ("name", "kept"),
+    [
+        ("eq-always-true", {"no_retry"}),
+        # What the dict really holds is a constant tool_failed failure with nothing of the
+        # exception in it: that keeps rule 3, whatever its methods pretend.
+        ("dict-subclass-envelope", {"no_retry", "redaction"}),
+    ],
+)
+def test_lying_envelopes_earn_only_the_rules_they_really_keep(grades, name, kept):
     earned = points(grades[name])
     lost = {category for category, amount in earned.items() if amount < 10}
-    assert lost == set(earned) - {"no_retry"}
+    assert lost == set(earned) - kept
     assert earned["vocabulary"] == earned["unicode_boundary"] == 0
 
 

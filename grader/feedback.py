@@ -24,6 +24,8 @@ STATUS_WORDS = {
 
 CASES_SHOWN = 6  # failed cases named per test before "and N more"
 
+STEP_NOTES = "Start with what the grader found in that step's saved work:"
+
 NOT_COMPLETED = (
     "Grading stopped early, for the reason given at the top of this page, and the tests it "
     "could not reach earn no points. Fix that first, check that every cell runs without an "
@@ -84,6 +86,9 @@ def _work_on(grade, course):
             continue
         blocks.append(("h3", category))
         blocks.append(("p", hints.category_hint(category, course)))
+        notes = hints.step_notes(category, grade.run.submission.problems, course)
+        if notes:
+            blocks += [("p", STEP_NOTES), ("ul", notes)]
         for status in sorted({o.status for o in outcomes} & hints.STATUS_HINTS.keys()):
             blocks.append(("p", hints.STATUS_HINTS[status]))
         blocks.append(("ul", _failure_lines(outcomes)))

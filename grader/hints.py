@@ -81,6 +81,22 @@ def step_for_category(category, course=None):
     return next((step for step in course.steps if category in step.categories), None)
 
 
+def step_notes(category, problems, course=None):
+    """Return the notes on a submission that concern the step teaching `category`.
+
+    Notes name their step first (course.assemble words them so), so a failed category can show
+    what is wrong with that step's saved work, such as a name it uses that nothing defines.
+    """
+    step = step_for_category(category, course)
+    if step is None:
+        return []
+    return [
+        note
+        for note in problems
+        if note.startswith(f"{step.label}:") or note.startswith(f"{step.label},")
+    ]
+
+
 def revisit(category, course=None):
     """Return a sentence naming the lesson step to go back to for `category`."""
     step = step_for_category(category, course)

@@ -1,8 +1,11 @@
 """Load step: read a found submission into code units, without running any of it.
 
-Notebooks are read by the same assembly mechanism the lessons use, so the cells graded are
-the cells a student saw working. Anything unreadable becomes that student's result: a
-Submission with an `error` in the student's words and no units.
+Notebooks are read by the same carry-forward rule the lessons use (course.assemble.step_work):
+from each step, its exercise cells and the code cells the student added, in notebook order. So
+the cells graded are the cells a student saw loaded by the next notebook, and the notes on a
+submission (an unfinished step, two copies of a cell, a name used but defined nowhere that
+carries forward) are the sentences the lessons' setup cell shows. Anything unreadable becomes
+that student's result: a Submission with an `error` in the student's words and no units.
 """
 
 from pathlib import Path

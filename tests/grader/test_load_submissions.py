@@ -26,16 +26,22 @@ def write_notebook(path, cells):
     path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4}), encoding="utf-8")
 
 
+def defining(step, cell_id):
+    """The source of an exercise cell that defines its function."""
+    name = step.defines[step.exercises.index(cell_id)]
+    return f"def {name}(*args):\n    return {step.number}\n"
+
+
 def write_lesson(folder):
     for step in COURSE.steps:
-        cells = [exercise_cell(c, f"# {c}\n") for c in step.exercises]
+        cells = [exercise_cell(c, defining(step, c)) for c in step.exercises]
         write_notebook(Path(folder) / step.notebook, cells)
 
 
 def test_a_lessons_folder_gives_every_exercise_cell_in_lesson_order(tmp_path):
     write_lesson(tmp_path)
     submission = load(Found("ada", tmp_path, "lessons"))
-    expected = [f"# {cell_id}\n" for step in COURSE.steps for cell_id in step.exercises]
+    expected = [defining(step, cell_id) for step in COURSE.steps for cell_id in step.exercises]
     assert [unit.source for unit in submission.units] == expected
     assert submission.error is None
     assert submission.problems == ()
@@ -92,3 +98,20 @@ def test_binary_empty_and_non_utf8_python_files_are_errors_with_a_reason(tmp_pat
     assert "not a text file" in reasons["binary.py"]
     assert "empty" in reasons["empty.py"]
     assert "UTF-8" in reasons["latin.py"]
+
+
+def test_an_own_cell_and_an_unfinished_step_are_carried_and_noted_as_in_the_lessons(tmp_path):
+    write_lesson(tmp_path)
+    step = COURSE.steps[2]
+    own = dict(exercise_cell("scratch", "LIMIT = 3\n"), metadata={})
+    stub = "def encode_json(value):\n    raise NotImplementedError()\n"
+    write_notebook(tmp_path / step.notebook, [exercise_cell("encode-json", stub), own])
+    submission = load(Found("ada", tmp_path, "lessons"))
+    assert [u.source for u in submission.units if step.notebook in u.filename] == [
+        stub,
+        "LIMIT = 3\n",
+    ]
+    assert submission.problems == (
+        "Step 3 (03-json-vocabulary.ipynb): `encode_json` is not finished yet: cell "
+        "'encode-json' still raises NotImplementedError.",
+    )

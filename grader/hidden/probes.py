@@ -247,10 +247,14 @@ def plain_verdict(submission, value):
 def success_value(submission, observation, value):
     """Return the value of a call whose handler returned `value`, judged as the value's own.
 
-    A call that did not succeed steps aside only when the plain call of the same value is
-    refused or raised for too (see plain_verdict); otherwise what came back is judged.
+    A refusal steps aside only when the plain call of the same value is refused or raised for
+    too (see plain_verdict). Raising is judged here, though: a submission could raise for the
+    very results that would show a shared object, and earn more in this category than its
+    honest twin (fixtures/submissions/adversarial/raises-to-dodge-ownership.py).
     """
-    if observation.envelope is None or _refused(observation):
+    if observation.envelope is None:
+        return describe_raise(observation)
+    if _refused(observation):
         plain_verdict(submission, value)
     if observation["reused_object"]:  # the request itself then holds the value
         raise NotJudged("the envelope is an object the caller passed in, which the envelope judges")

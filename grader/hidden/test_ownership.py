@@ -1,9 +1,10 @@
 """Ownership: arguments copied in (rule 5), and a fresh, faithful value out (rule 6).
 
 A value case steps aside only when the very same value, returned plainly under a roomy budget,
-is refused as invalid_result (the vocabulary's verdict) or makes invoke_tool raise (rule 8):
-those plain calls are the vocabulary's and error_codes' own cases, so refusing or raising for
-the values that would show sharing is never free. An arguments case steps aside only when
+is refused as invalid_result (the vocabulary's verdict), a plain call that is the vocabulary's
+own case, so refusing the values that would show sharing is never free. Raising for a value is
+judged here, not only by rule 8: raising for the very results that would show a shared object
+would otherwise earn more here than honest sharing does. An arguments case steps aside only when
 invoke_tool itself changes the request even with a handler that changes nothing (rule 9, a case
 of the envelope's). Falsy results are the envelope's cases, so no top-level falsy value is used
 here. "Nested 50 levels deep succeeds" is this category's own sentence, so it is judged as is.

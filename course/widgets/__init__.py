@@ -9,8 +9,15 @@ praises code the check rejects.
 
 import html
 
+import ipywidgets as widgets
+
 # Descriptions at their natural width, so no label is cut off with an ellipsis.
 LABEL_STYLE = {"description_width": "initial"}
+
+
+def button(description, **options):
+    """Return a button as wide as its words (ipywidgets cuts longer words off with "…")."""
+    return widgets.Button(description=description, layout=widgets.Layout(width="auto"), **options)
 
 
 def student_function(namespace, name):

@@ -12,7 +12,7 @@ import ipywidgets as widgets
 from course.feedback import safe_text, show
 from course.supplied import NotFoundError
 from course.tools import CallCounter
-from course.widgets import LABEL_STYLE, CheckVerdicts, not_defined, student_function
+from course.widgets import LABEL_STYLE, CheckVerdicts, button, not_defined, student_function
 
 
 def _succeeds(attempt):
@@ -118,7 +118,7 @@ def call_counter_explorer(namespace):
         layout=widgets.Layout(width="max-content"),
     )
     behaviour_pick.add_class("no-retry-behaviour")
-    call_button = widgets.Button(description="call")
+    call_button = button("call")
     call_button.add_class("no-retry-call")
     counter_line, result_line, check = (widgets.HTML() for _ in range(3))
     counter_line.add_class("no-retry-counter")

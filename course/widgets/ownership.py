@@ -14,7 +14,7 @@ import ipywidgets as widgets
 
 from course.feedback import safe_text, show
 from course.tools import FixtureTools
-from course.widgets import LABEL_STYLE, CheckVerdicts, not_defined, student_function
+from course.widgets import LABEL_STYLE, CheckVerdicts, button, not_defined, student_function
 
 TEAM_IDS = ("t-100", "t-200")
 
@@ -135,11 +135,11 @@ def ownership_explorer(namespace):
         layout=widgets.Layout(width="max-content"),
     )
     fresh_toggle.add_class("ownership-fresh-toggle")
-    add_button = widgets.Button(description="add a member")
+    add_button = button("add a member")
     add_button.add_class("ownership-add")
-    edit_button = widgets.Button(description="edit the first member")
+    edit_button = button("edit the first member")
     edit_button.add_class("ownership-edit")
-    reset_button = widgets.Button(description="reset the fixture")
+    reset_button = button("reset the fixture")
     reset_button.add_class("ownership-reset")
     status, edited, fixture, check = (widgets.HTML() for _ in range(4))
     status.add_class("ownership-status")

@@ -16,7 +16,7 @@ import ipywidgets as widgets
 from course.checks.envelopes import envelope_problem, fixture_outcome, private_texts, raised_by
 from course.feedback import safe_text, show
 from course.tools import CallCounter, fixture_tools
-from course.widgets import LABEL_STYLE, CheckVerdicts, not_defined, student_function
+from course.widgets import LABEL_STYLE, CheckVerdicts, button, not_defined, student_function
 
 UNKNOWN_TOOL = "send_email"
 # Arguments that make each tool do something worth seeing; read-only, shared by every playground.
@@ -155,7 +155,7 @@ def _controls():
         style=LABEL_STYLE,
         layout=widgets.Layout(width="36rem"),
     )
-    run_button = widgets.Button(description="Run", button_style="primary")
+    run_button = button("Run", button_style="primary")
     parts = (tool_pick, arguments_box, id_box, budget, run_button)
     for part, name in zip(parts, ("tool", "arguments", "id", "budget", "run"), strict=True):
         part.add_class(f"playground-{name}")

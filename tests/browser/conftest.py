@@ -52,10 +52,11 @@ CHROMIUM_ARGUMENTS = (
 
 @dataclass(frozen=True)
 class LabServer:
-    """A running JupyterLab: where it listens and the token that opens it."""
+    """A running JupyterLab: where it listens, the token that opens it, the folder it serves."""
 
     base_url: str
     token: str
+    root: Path
 
     def url(self, path):
         """Return the address of `path` on the server, with the token."""
@@ -111,7 +112,7 @@ def lab_server(tmp_path_factory):
     root = work / assignment_name()
     shutil.copytree(SOLUTIONS_DIR / assignment_name(), root)
     write_lab_settings(work / "settings")
-    server = LabServer(f"http://127.0.0.1:{free_port()}", secrets.token_hex(16))
+    server = LabServer(f"http://127.0.0.1:{free_port()}", secrets.token_hex(16), root)
     env = {
         **os.environ,
         "JUPYTER_CONFIG_DIR": str(work / "config"),

@@ -71,6 +71,9 @@ def test_every_label_is_shown_at_its_natural_width(name):
     assert labelled, "the explorer has no labelled control"
     for control in labelled:
         assert control.style.description_width == "initial", control.description
+    for control in described:
+        if isinstance(control, widgets.Button):
+            assert control.layout.width == "auto", control.description
 
 
 def test_a_function_redefined_after_the_explorer_was_shown_is_the_one_used():

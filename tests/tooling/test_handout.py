@@ -1,7 +1,11 @@
 """The handout holds what a student needs for the lessons, and nothing that gives answers away."""
 
 import json
+import os
 import re
+import shutil
+import subprocess
+import sys
 import tomllib
 import zipfile
 from pathlib import Path
@@ -127,3 +131,46 @@ def test_zip_holds_exactly_the_handout_folder(handout):
     with zipfile.ZipFile(archive) as opened:
         names = {n for n in opened.namelist() if not n.endswith("/")}
     assert names == handout_files(folder)
+
+
+def test_student_readme_gives_windows_commands_beside_the_posix_ones(handout):
+    folder, _ = handout
+    readme = (folder / "README.md").read_text(encoding="utf-8")
+    assert "py -m venv .venv" in readme
+    assert ".venv\\Scripts\\pip install -r requirements.txt" in readme
+    assert f".venv\\Scripts\\jupyter lab lessons\\{assignment_name()}" in readme
+    assert ".venv\\Scripts\\python -m course.package" in readme
+
+
+def test_student_readme_says_what_carries_forward_and_how_to_hand_in(handout):
+    folder, _ = handout
+    readme = (folder / "README.md").read_text(encoding="utf-8")
+    assert "it takes the exercise cells and every code cell you added yourself" in " ".join(
+        readme.split()
+    )
+    assert "Ctrl+S does not save while the cursor is in an explorer's text box" in readme
+    for way in ("**nbgrader**", "**Gradescope**", "**A zip file**"):
+        assert way in readme
+
+
+def test_package_my_work_runs_in_the_handout_and_zips_only_the_notebooks(handout, tmp_path):
+    folder, _ = handout
+    work = tmp_path / "handout"
+    shutil.copytree(folder, work)
+    (work / "lessons" / assignment_name() / "scratch.txt").write_text("mine", encoding="utf-8")
+    completed = subprocess.run(
+        [sys.executable, "-m", "course.package"],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(work)},
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert (
+        "✗ Step 1 (01-the-envelope.ipynb): `make_envelope` is not finished yet" in completed.stdout
+    )
+    with zipfile.ZipFile(work / f"{assignment_name()}-submission.zip") as archive:
+        names = sorted(archive.namelist())
+    lessons = sorted((folder / "lessons" / assignment_name()).glob("*.ipynb"))
+    assert names == [f"{assignment_name()}/{lesson.name}" for lesson in lessons]

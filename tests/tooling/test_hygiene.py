@@ -70,3 +70,10 @@ def test_each_kind_of_problem_is_reported_once_in_one_line(tmp_path, notebook, c
     assert complaint in problems[0]
     assert "one.ipynb" in problems[0]
     assert "\n" not in problems[0]
+
+
+def test_a_code_cell_without_a_grade_id_is_refused_as_it_would_carry_forward(tmp_path):
+    loose = code_cell("loose-demo", metadata={})
+    [problem] = problems_of(tmp_path, notebook_with([code_cell(), loose]))
+    assert "cell 2 (loose-demo) has no nbgrader grade_id" in problem
+    assert "carry forward" in problem

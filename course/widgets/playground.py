@@ -122,7 +122,10 @@ def envelope_verdict(request, envelope, runs, budget):
             f"<code>{html.escape(leaked[0])}</code>, text of the exception the handler raised. "
             "It would reach the model; only the code may.</span>"
         )
-    value, code = fixture_outcome(tool, arguments, budget)
+    try:
+        value, code = fixture_outcome(tool, arguments, budget)
+    except Exception:  # arguments the example tools were never meant for, say
+        return "The playground cannot tell which envelope the contract asks for here."
     problem = envelope_problem(envelope, request["id"], value=value, error=code)
     if problem:
         return f"✗ {html.escape(problem)}"

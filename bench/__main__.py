@@ -1,35 +1,51 @@
-"""Benchmark: `python -m grader grade` against `nbgrader autograde` on the same generated class.
+"""Benchmark: the grader against its own earlier protocol, nbgrader and a bare Jupyter kernel.
 
-    .venv/bin/python -m bench [--sizes 50,200,1000] [--jobs 1,2] [--nbgrader-sample 10]
+    .venv/bin/python -m bench [--sizes 50,200,1000] [--jobs 1,2] [--baseline REV]
+                              [--nbgrader-sample 10] [--latency-runs 5]
 
-For each class size N it generates N nbgrader-style submissions (bench/make_class.py), grades
-them with the grader at each --jobs value, and grades the first --nbgrader-sample of them with
-nbgrader autograde through the course's own nbgrader set-up (nbgrader_config.py). It checks
-that both give every sampled student the same points in every category, then prints seconds
-per submission, seconds per submission per core, throughput, the speed-up over nbgrader and the
-peak memory of the whole process tree. It exits 1 if the two graders disagree.
+Everything is measured side by side in the same run, on generated nbgrader-style classes
+(bench/make_class.py): for each class size N and each --jobs value, this grader and (with
+--baseline) the grader at git revision REV grade the same class in turn; their wall time,
+whole-tree processor time (a cgroup's count, workers in their namespaces included) and peak
+memory (of the grader's own process and of its whole tree) are printed, and their grades must
+agree. Then `nbgrader autograde` grades a sample of the same class, a bare Jupyter kernel runs
+one cell, and one submission is graded end to end (the Gradescope case). It exits 1 if any two
+graders disagree on any student's points.
 """
 
 import argparse
+import statistics
 import sys
 import tempfile
+from contextlib import ExitStack
 from pathlib import Path
 
+from bench.baseline import BaselineError, baseline_tree
 from bench.compare import compare_points, grader_points, nbgrader_points
-from bench.make_class import make_class
-from bench.measure import run_grader, run_nbgrader
+from bench.make_class import CATALOGUE, make_class
+from bench.measure import PROJECT, run_bare_kernel, run_grader, run_nbgrader
+
+HEADER = "    N  jobs  grader     wall s/sub  s/sub/core  cpu s/sub  main MiB  tree MiB"
 
 
 def parse_arguments(argv):
-    """Read the sizes, job counts and nbgrader sample size."""
+    """Read the sizes, job counts, baseline and sample sizes."""
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="50,200,1000", help="class sizes (default 50,200,1000)")
     parser.add_argument("--jobs", default="1,2", help="grader --jobs values (default 1,2)")
     parser.add_argument(
+        "--baseline",
+        metavar="REV",
+        help="also grade every class with the grader at this git revision, side by side",
+    )
+    parser.add_argument(
         "--nbgrader-sample",
         type=int,
         default=10,
-        help="students graded by nbgrader at each size (default 10; it takes seconds each)",
+        help="students graded by nbgrader for the largest size (default 10; seconds each)",
+    )
+    parser.add_argument(
+        "--latency-runs", type=int, default=5, help="runs of one-submission grading (default 5)"
     )
     args = parser.parse_args(argv)
     args.sizes = [int(n) for n in args.sizes.split(",")]
@@ -37,46 +53,96 @@ def parse_arguments(argv):
     return args
 
 
-def bench_size(size, args, workdir):
-    """Grade one generated class both ways; return the printed rows and whether they agree."""
+def row(size, jobs, name, found):
+    """Format one measurement as a row of the table."""
+    per_sub = found.seconds / size
+    return (
+        f"{size:>5}  {jobs:>4}  {name:<9}  {per_sub:10.4f}  {per_sub * jobs:10.4f}  "
+        f"{found.cpu_seconds / size:9.4f}  {found.main_peak_mib:8.0f}  {found.peak_mib:8.0f}"
+    )
+
+
+def bench_size(size, args, workdir, trees):
+    """Grade one generated class with every grader at every --jobs value; return rows, problems."""
     root = workdir / f"class-{size}"
-    students = make_class(root, size)
-    rows, agree = [], True
-    nbgrader = run_nbgrader(root, students[: args.nbgrader_sample])
-    nb_points = nbgrader_points(nbgrader.course_root, students[: args.nbgrader_sample])
+    make_class(root, size)
+    submitted = [root / "submitted"]
+    rows, problems = [], []
     for jobs in args.jobs:
-        ours = run_grader(root, workdir / f"grades-{size}-j{jobs}", jobs)
-        problems = compare_points(grader_points(ours.out_dir), nb_points)
-        agree = agree and not problems
-        for problem in problems:
-            print(f"  disagreement at N={size}, jobs={jobs}: {problem}")
-        per_sub = ours.seconds / size
-        rows.append(
-            f"{size:>5}  {jobs:>4}  {per_sub:8.3f}  {per_sub * jobs:12.3f}  "
-            f"{size / ours.seconds:10.1f}  {ours.peak_mib:8.0f}  "
-            f"{nbgrader.seconds / len(nb_points):9.2f} ({len(nb_points):>3})  "
-            f"{nbgrader.seconds / len(nb_points) / per_sub:7.0f}x  {nbgrader.peak_mib:8.0f}"
-        )
-    return rows, agree
+        points = {}
+        for name, tree in trees.items():  # in turn, so a drift of the machine hits both
+            found = run_grader(tree, submitted, workdir / f"grades-{name}-{size}-{jobs}", jobs)
+            rows.append(row(size, jobs, name, found))
+            points[name] = grader_points(found.out_dir)
+        for name in points.keys() - {"this"}:
+            problems += [f"N={size} jobs={jobs} vs {name}: {p}" for p in compare(points, name)]
+    return rows, problems
+
+
+def compare(points, name):
+    """Return where a baseline's points differ from this grader's, student by student."""
+    ours, theirs = points["this"], points[name]
+    if ours.keys() != theirs.keys():
+        return [f"students differ: {sorted(ours.keys() ^ theirs.keys())}"]
+    return compare_points(ours, theirs, ("this grader", name))
+
+
+def latency(trees, runs, workdir):
+    """Return the median seconds to grade one submission end to end, for each grader."""
+    submission = workdir / "one" / "ada.py"
+    submission.parent.mkdir()
+    submission.write_text((CATALOGUE / "correct/reference.py").read_text("utf-8"), "utf-8")
+    seconds = {name: [] for name in trees}
+    for _ in range(runs):
+        for name, tree in trees.items():
+            found = run_grader(tree, [submission], workdir / f"one-{name}", 1)
+            seconds[name].append(found.seconds)
+    return {name: statistics.median(values) for name, values in seconds.items()}
 
 
 def main(argv=None):
-    """Run the benchmark and print its table."""
+    """Run the benchmark and print its tables."""
     args = parse_arguments(argv)
-    header = (
-        "    N  jobs  s/sub     s/sub/core    sub/s       peak MiB  nbgrader s/sub (n)   "
-        "speed-up  nb MiB"
-    )
-    print(header)
-    agree = True
-    with tempfile.TemporaryDirectory(prefix="bench-") as folder:
+    problems = []
+    with ExitStack() as stack:
+        workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-")))
+        trees = {"this": PROJECT}
+        if args.baseline:
+            try:
+                trees["baseline"] = stack.enter_context(baseline_tree(args.baseline))
+            except BaselineError as error:
+                print(f"bench: {error}", file=sys.stderr)
+                return 2
+        kernel = statistics.median(run_bare_kernel(workdir).seconds for _ in range(3))
+        one = latency(trees, args.latency_runs, workdir)
+        print(
+            "One submission end to end (median): "
+            + ", ".join(f"{name} {seconds:.2f} s" for name, seconds in one.items())
+        )
+        print(f"A bare Jupyter kernel running one cell (median of 3): {kernel:.2f} s\n")
+        print(HEADER)
         for size in args.sizes:
-            rows, size_agrees = bench_size(size, args, Path(folder))
-            agree = agree and size_agrees
-            for row in rows:
-                print(row, flush=True)
-    print("both graders agree on every sampled student" if agree else "GRADERS DISAGREE")
-    return 0 if agree else 1
+            rows, found = bench_size(size, args, workdir, trees)
+            problems += found
+            for line in rows:
+                print(line, flush=True)
+        largest = workdir / f"class-{max(args.sizes)}"
+        students = sorted(p.name for p in (largest / "submitted").iterdir())
+        sample = students[: args.nbgrader_sample]
+        if sample:
+            nbgrader = run_nbgrader(largest, sample)
+            theirs = nbgrader_points(nbgrader.course_root, sample)
+            ours = grader_points(workdir / f"grades-this-{max(args.sizes)}-{args.jobs[0]}")
+            problems += [f"nbgrader: {p}" for p in compare_points(ours, theirs)]
+            print(
+                f"\nnbgrader autograde: {nbgrader.seconds / len(sample):.2f} s per submission "
+                f"({len(sample)} students), {nbgrader.cpu_seconds / len(sample):.2f} s CPU, "
+                f"{nbgrader.peak_mib:.0f} MiB"
+            )
+    for problem in problems:
+        print(f"  disagreement: {problem}")
+    print("every grader agrees on every student" if not problems else "GRADERS DISAGREE")
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":

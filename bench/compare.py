@@ -38,13 +38,16 @@ def nbgrader_points(course_root, students):
     return points
 
 
-def compare_points(ours, theirs):
-    """Return one sentence per student and category where the two graders disagree."""
+def compare_points(ours, theirs, names=("grader", "nbgrader")):
+    """Return one sentence per student and category where the two graders disagree.
+
+    Every student of `theirs` is compared; `names` say which grader is which in the sentences.
+    """
     problems = []
     for student, their_points in sorted(theirs.items()):
         for category in CATEGORIES:
             mine = ours.get(student, {}).get(category)
             other = their_points.get(category)
             if mine is None or other is None or abs(mine - other) > 0.005:
-                problems.append(f"{student} {category}: grader {mine}, nbgrader {other}")
+                problems.append(f"{student} {category}: {names[0]} {mine}, {names[1]} {other}")
     return problems

@@ -1,4 +1,11 @@
-"""Run a grader as a subprocess and measure its wall time and the peak memory of its tree."""
+"""Run a command as a subprocess and measure its wall time, whole-tree CPU and peak memory.
+
+Processor time is read from a cgroup of the command's own (cpuacct), which counts every process
+the command starts, at any depth: the grader's jobs, its fork servers and the workers they fork
+inside bubblewrap's process namespace, whose time never reaches `wait()` in this process. Where
+no cgroup can be made, the time `wait()` reports for the command's children is used instead and
+`cpu_complete` says it misses what was reaped inside a namespace.
+"""
 
 import contextlib
 import os
@@ -7,10 +14,13 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
 import psutil
+
+from grader.sandbox import cgroups
 
 PROJECT = Path(__file__).resolve().parent.parent
 SAMPLE_SECONDS = 0.05
@@ -18,12 +28,15 @@ SAMPLE_SECONDS = 0.05
 
 @dataclass(frozen=True)
 class Measurement:
-    """Wall-clock seconds and peak resident memory (MiB) of one command's whole process tree."""
+    """One run of a command: wall and CPU seconds, peak memory of its tree and of its own."""
 
     seconds: float
-    peak_mib: float
-    out_dir: Path = None
-    course_root: Path = None
+    cpu_seconds: float
+    peak_mib: float  # the whole process tree, sampled
+    main_peak_mib: float  # the command's own process (the grader's parent), sampled
+    cpu_complete: bool = True
+    out_dir: Path | None = None
+    course_root: Path | None = None
 
 
 def tree_rss(process):
@@ -36,46 +49,85 @@ def tree_rss(process):
     return total
 
 
-def measured(command, cwd):
-    """Run `command` to completion; return (seconds, peak MiB); raise if it fails."""
-    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}")
-    started = time.monotonic()
-    child = subprocess.Popen(
-        command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    peak = [0]
-    watcher = psutil.Process(child.pid)
+class _Sampler:
+    """Sample the memory of a running command's tree until it ends."""
 
-    def sample():
-        while child.poll() is None:
+    def __init__(self, child):
+        self.child = child
+        self.peak = 0
+        self.main_peak = 0
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        try:
+            watched = psutil.Process(self.child.pid)
+        except psutil.Error:
+            return
+        while self.child.poll() is None:
             try:
-                peak[0] = max(peak[0], tree_rss(watcher))
+                self.peak = max(self.peak, tree_rss(watched))
+                self.main_peak = max(self.main_peak, watched.memory_info().rss)
             except psutil.Error:
                 return
             time.sleep(SAMPLE_SECONDS)
 
-    thread = threading.Thread(target=sample, daemon=True)
-    thread.start()
+
+def measured(command, cwd, env=None):
+    """Run `command` to completion; return its Measurement; raise if it fails."""
+    env = dict(env or os.environ)
+    env["PATH"] = f"{Path(sys.executable).parent}:{env['PATH']}"
+    group = cgroups.WorkerGroup.create(f"bench-{uuid.uuid4().hex[:12]}", 1 << 40, 1 << 20)
+    counted = group is not None and group.counts_cpu
+    before = os.times()
+    started = time.monotonic()
+    child = subprocess.Popen(
+        command,
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        preexec_fn=None if group is None else group.attach_self,
+    )
+    sampler = _Sampler(child)
     _, stderr = child.communicate()
     seconds = time.monotonic() - started
-    thread.join()
+    sampler.thread.join()
+    after = os.times()
+    if counted:
+        cpu = group.cpu_seconds()
+    else:
+        cpu = (after.children_user - before.children_user) + (
+            after.children_system - before.children_system
+        )
+    if group is not None:
+        group.close()
     if child.returncode != 0:
         tail = stderr.decode(errors="replace").strip().splitlines()[-3:]
         raise RuntimeError(f"{command[:4]} exited {child.returncode}: {' | '.join(tail)}")
-    return seconds, peak[0] / 2**20
+    mib = 1 << 20
+    return Measurement(seconds, cpu, sampler.peak / mib, sampler.main_peak / mib, counted)
 
 
-def run_grader(class_root, out_dir, jobs):
-    """Grade the class's submitted/ tree with `python -m grader grade`."""
-    command = [sys.executable, "-m", "grader", "grade", str(Path(class_root) / "submitted")]
-    command += ["--out", str(out_dir), "--jobs", str(jobs)]
-    seconds, peak = measured(command, PROJECT)
-    return Measurement(seconds, peak, out_dir=Path(out_dir))
+def grade_command(tree, submissions, out_dir, jobs):
+    """Return the command that grades `submissions` into `out_dir` with the grader in `tree`."""
+    python = Path(tree) / ".venv" / "bin" / "python"
+    python = python if python.exists() else Path(sys.executable)
+    command = [str(python), "-m", "grader", "grade", *map(str, submissions)]
+    return [*command, "--out", str(out_dir), "--jobs", str(jobs)]
+
+
+def run_grader(tree, submissions, out_dir, jobs):
+    """Grade `submissions` with the grader in `tree` (this project, or a baseline's copy)."""
+    shutil.rmtree(out_dir, ignore_errors=True)  # a fresh folder: nothing to resume from
+    found = measured(grade_command(tree, submissions, out_dir, jobs), tree)
+    return Measurement(**{**found.__dict__, "out_dir": Path(out_dir)})
 
 
 def run_nbgrader(class_root, students):
     """Autograde `students` with nbgrader in a fresh course folder; only autograde is timed."""
     course_root = Path(class_root) / "nbgrader-course"
+    shutil.rmtree(course_root, ignore_errors=True)
     course_root.mkdir()
     shutil.copyfile(PROJECT / "nbgrader_config.py", course_root / "nbgrader_config.py")
     shutil.copytree(PROJECT / "solutions", course_root / "solutions")
@@ -85,5 +137,19 @@ def run_nbgrader(class_root, students):
         )
     nbgrader = [sys.executable, "-m", "nbgrader"]
     measured([*nbgrader, "generate_assignment", "bounded_results", "--force"], course_root)
-    seconds, peak = measured([*nbgrader, "autograde", "bounded_results", "--create"], course_root)
-    return Measurement(seconds, peak, course_root=course_root)
+    found = measured([*nbgrader, "autograde", "bounded_results", "--create"], course_root)
+    return Measurement(**{**found.__dict__, "course_root": course_root})
+
+
+KERNEL_CELL = """
+import json, sys
+import nbformat
+from nbclient import NotebookClient
+notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 + 1")])
+NotebookClient(notebook, kernel_name="python3", timeout=60).execute()
+"""
+
+
+def run_bare_kernel(workdir):
+    """Start a Jupyter kernel, run one cell and stop it: what nbgrader pays per notebook."""
+    return measured([sys.executable, "-c", KERNEL_CELL], workdir)

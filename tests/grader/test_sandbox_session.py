@@ -1,0 +1,35 @@
+"""A session answers a scenario asked again from its first run, found by the scenario's key."""
+
+from grader.hidden.probes import raises, returns, scenario
+from grader.hidden.results import LARGE
+from grader.sandbox.session import scenario_key
+
+
+def test_equal_scenarios_have_one_key_however_they_were_built():
+    first = scenario(returns({"a": 1, "b": [2]}), max_result_bytes=10)
+    again = scenario(returns({"a": 1, "b": [2]}), max_result_bytes=10)
+    reordered = dict(reversed(list(again.items())))
+    assert scenario_key(first) == scenario_key(again) == scenario_key(reordered)
+
+
+def test_any_difference_gives_another_key():
+    base = scenario(returns({"n": 1}))
+    others = [
+        scenario(returns({"n": True})),
+        scenario(returns({"n": 1.0})),
+        scenario(returns({"n": 1}), max_result_bytes=4096),
+        scenario(returns({"n": 1}), request_id=0),
+        scenario(raises("value_error")),
+        scenario(returns({"n": 1}), repeat=2),
+    ]
+    keys = {scenario_key(other) for other in others}
+    assert scenario_key(base) not in keys
+    assert len(keys) == len(others)
+
+
+def test_a_megabyte_result_is_keyed_without_copying_it_and_still_told_apart():
+    large = scenario(returns(LARGE))
+    longer = scenario(returns([*LARGE, "a"]))
+    changed_at_the_end = scenario(returns([*LARGE[:-1], "a" * 99_999 + "b"]))
+    assert scenario_key(large) == scenario_key(scenario(returns(list(LARGE))))
+    assert len({scenario_key(x) for x in (large, longer, changed_at_the_end)}) == 3

@@ -56,7 +56,7 @@ def render(figures: Figures) -> str:
     opening = f"{len(graded)} students graded. Average score {average} out of {top}."
     if missing:
         opening += (
-            f" Left out of the figures: {_count(missing, 'student')} on the roster who sent "
+            f" Left out of the figures: {counted(missing, 'student')} on the roster who sent "
             "nothing (status missing, 0 points)."
         )
     columns = _columns(summaries, figures.status_words)
@@ -254,7 +254,7 @@ def _failures(failures, tests, summaries):
         return '<p class="test-failures">No hidden test was answered wrongly.</p>'
     linked = {s.student for s in summaries if s.has_feedback}
     lines = [
-        f"<p>{_count(len(failures), 'hidden test')} (of {tests} cases in all) were answered "
+        f"<p>{counted(len(failures), 'hidden test')} (of {tests} cases in all) were answered "
         "wrongly by at least one student, the most missed first. Open one to see who; a "
         "test's cases count together. Runs that stopped early are listed below instead.</p>",
         "<div class='test-failures'>",
@@ -269,12 +269,12 @@ def _failures(failures, tests, summaries):
             names += f", and {more} more (see item-analysis.csv)"
         lines.append(
             "<details class='test-failure'><summary>"
-            f"<span class='count'>{_count(len(failure.students), 'student')}</span> "
+            f"<span class='count'>{counted(len(failure.students), 'student')}</span> "
             f"{html.escape(failure.description)} <span class='category'>"
             f"({html.escape(failure.category)})</span></summary>"
             f"<p>Answered wrongly by {names}.</p>"
             f"<p class='note'>Test <code>{html.escape(failure.test_id)}</code>, "
-            f"{_count(failure.cases, 'case')}.</p></details>"
+            f"{counted(failure.cases, 'case')}.</p></details>"
         )
     lines.append("</div>")
     return "\n".join(lines)
@@ -298,7 +298,8 @@ def _stopped_table(rows):
     return "\n".join([*lines, "</table>"])
 
 
-def _count(number, noun):
+def counted(number: int, noun: str) -> str:
+    """Return "1 student", "2 students": a number and its noun."""
     return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 

@@ -23,6 +23,7 @@ from statistics import median, quantiles
 
 from grader import class_page
 from grader.charts import Bar
+from grader.class_page import counted
 from grader.feedback import STATUS_WORDS, format_points
 from grader.model import (
     CATEGORIES,
@@ -93,10 +94,10 @@ def score_bands(summaries: Sequence[StudentSummary]) -> list[Bar]:
         inside = sum(lower <= score < upper for score in scores)
         label = f"{_points(lower)}–{_points(upper)}"
         axis = _points(lower) if lower % step == 0 else ""
-        title = f"{_points(lower)} to under {_points(upper)} points: {_count(inside, 'student')}"
+        title = f"{_points(lower)} to under {_points(upper)} points: {counted(inside, 'student')}"
         bars.append(Bar(label, inside, title, axis))
     full = sum(score >= top for score in scores)
-    title = f"Full marks ({_points(top)} points): {_count(full, 'student')}"
+    title = f"Full marks ({_points(top)} points): {counted(full, 'student')}"
     bars.append(Bar("full marks", full, title, _points(top) + " ✓", css="bar full"))
     return bars
 
@@ -138,10 +139,14 @@ def category_figures(
             inside = sum(lower <= c < upper for c in cents)
             label = f"{_points(lower)}–{_points(upper)}"
             bars.append(
-                Bar(label, inside, f"{category} {label} points: {_count(inside, 'student')}")
+                Bar(
+                    label,
+                    inside,
+                    f"{category} {label} points: {counted(inside, 'student')}",
+                )
             )
         at_full = sum(c >= full for c in cents)
-        title = f"{category} full marks: {_count(at_full, 'student')}"
+        title = f"{category} full marks: {counted(at_full, 'student')}"
         bars.append(Bar("full marks", at_full, title, css="bar full"))
         average = sum(cents) / len(cents) / CENTS if cents else 0.0
         passed, judged = _tests_passed(students, catalogue, category)
@@ -176,7 +181,7 @@ def full_marks_bars(figures: Sequence[CategoryFigures], students: int) -> list[B
         Bar(
             f.category,
             f.at_full_marks,
-            f"{f.category}: {f.at_full_marks:g}% of {_count(students, 'student')} at full marks",
+            f"{f.category}: {f.at_full_marks:g}% of {counted(students, 'student')} at full marks",
         )
         for f in figures
     ]
@@ -227,7 +232,7 @@ def stopped_runs(summaries: Sequence[StudentSummary]) -> list[tuple[str, str]]:
             parts = ["the run finished"]
         else:
             parts = [f"the run stopped: {RUN_STATUS_WORDS[summary.status]}"]
-        parts += [f"{_count(n, 'test')} {STATUS_WORDS[s]}" for s, n in sorted(stopped.items())]
+        parts += [f"{counted(n, 'test')} {STATUS_WORDS[s]}" for s, n in sorted(stopped.items())]
         rows.append((summary.student, "; ".join(parts)))
     return rows
 
@@ -332,7 +337,3 @@ def _points(cents: int) -> str:
 
 def _percent(part: int, whole: int) -> float:
     return round(100 * part / whole, 1) if whole else 0.0
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"

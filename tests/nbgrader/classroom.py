@@ -97,12 +97,32 @@ def write_student(submitted, student, answers, *, deleted=(), extra_files=None):
     return folder
 
 
+def answer_in_place(folder, answers, edits=None):
+    """Fill in the notebooks in `folder` as a student would: exercise cells take `answers`.
+
+    `edits` maps the grade_id of any other cell (a locked one, say) to the text it is changed to.
+    """
+    changes = dict(answers, **(edits or {}))
+    for path in sorted(Path(folder).glob("*.ipynb")):
+        notebook = json.loads(path.read_text(encoding="utf-8"))
+        for cell in notebook["cells"]:
+            cell_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+            if cell_id in changes:
+                cell["source"] = changes[cell_id].splitlines(keepends=True)
+        path.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def budget_bug(answers):
+    """Return `answers` with step 4 measuring characters instead of UTF-8 bytes."""
+    assert BYTES_MEASURED in answers["budget-error"], "the reference budget_error changed"
+    budget_bug = answers["budget-error"].replace(BYTES_MEASURED, CHARACTERS_MEASURED)
+    return dict(answers, **{"budget-error": budget_bug})
+
+
 def write_class(submitted):
     """Write the class's submissions; return {student: what the submission is}."""
     answers = reference_answers()
-    assert BYTES_MEASURED in answers["budget-error"], "the reference budget_error changed"
-    budget_bug = answers["budget-error"].replace(BYTES_MEASURED, CHARACTERS_MEASURED)
-    buggy = dict(answers, **{"budget-error": budget_bug})
+    buggy = budget_bug(answers)
     students = {
         "ada": ("the reference answers", answers, {}),
         "alan": ("the untouched lessons", {}, {}),

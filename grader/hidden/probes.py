@@ -154,34 +154,37 @@ def returned(observation):
     return envelope_of(observation)
 
 
-def field_of(observation, name):
-    """Return one field of the envelope; step aside when there is none to read."""
-    envelope = returned(observation)
-    if not isinstance(envelope, dict) or name not in envelope:
-        raise NotJudged(f"the envelope has no {name} field, which the envelope category judges")
-    return envelope[name]
-
-
 def outcome_of(observation):
     """Return "success" or the failure's code, read as leniently as the envelope allows.
 
-    Whether `ok` is exactly a bool and `error` exactly None on success are the envelope
-    category's questions; every other category only asks which way the call went. When `ok`
-    says nothing usable (missing, or "yes"), the error field still tells: None or one of the
-    seven codes.
+    Whether `ok` is exactly a bool, and agrees with `error`, are the envelope category's
+    questions; every other category only asks which way the call went. The error field says it
+    best: None is a success and one of the seven codes is that failure, whatever `ok` holds.
+    Any other error (a misspelled code) is read by `ok`.
     """
     returned(observation)
-    ok = _plain(field(observation, "ok"))
-    if ok is not MISSING and ok == True:  # noqa: E712 - 1 and 1.0 read as True here
-        return "success"
-    if ok is not MISSING and ok == False:  # noqa: E712
-        return _plain(field_of(observation, "error"))
     error = _plain(field(observation, "error"))
     if error is None:
         return "success"
     if error in FAILURE_CODES:
         return error
+    ok = _plain(field(observation, "ok"))
+    if ok is not MISSING and ok == True:  # noqa: E712 - 1 and 1.0 read as True here
+        return "success"
+    if ok is not MISSING and ok == False and error is not MISSING:  # noqa: E712
+        return error
     raise NotJudged("the envelope shows neither ok nor a code, which the envelope category judges")
+
+
+def failed(observation):
+    """Say whether the envelope shows a failure: ok False, or a code whatever ok holds."""
+    ok = _plain(field(observation, "ok"))
+    if ok is not MISSING and ok == False:  # noqa: E712
+        return True
+    try:
+        return outcome_of(observation) != "success"
+    except NotJudged:
+        return False
 
 
 def _plain(field):
@@ -216,11 +219,9 @@ def loosely_equal(value, expected):
 
 
 def failure_of(observation):
-    """Return the failure's code; a call that did not fail steps aside (error_codes judges it)."""
-    outcome = outcome_of(observation)
-    if outcome == "success":
+    """Step aside unless the envelope shows a failure (a success is error_codes' wrong answer)."""
+    if not failed(observation):
         raise NotJudged("the call succeeded although the handler raised, which error_codes judges")
-    return outcome
 
 
 def value_of(observation):
@@ -228,63 +229,3 @@ def value_of(observation):
     if observation.envelope is None:
         return describe_raise(observation)
     return field(observation, "value")
-
-
-def plain_verdict(submission, value):
-    """Step aside when `value`, returned plainly under a roomy budget, is refused or raised for.
-
-    That plain call is a case of the vocabulary category (refused as invalid_result) and of
-    error_codes (invoke_tool raised), so a test that steps aside here never makes a bug free:
-    refusing or raising for the values that would show another rule's bug costs those cases.
-    """
-    plain = submission.call(scenario(returns(value), max_result_bytes=ROOMY))
-    if plain.envelope is None:
-        raise NotJudged(f"{describe_raise(plain)} for this value, which error_codes judges")
-    if outcome_of(plain) == "invalid_result":
-        raise NotJudged("the value is refused at any size, which the vocabulary category judges")
-
-
-def success_value(submission, observation, value):
-    """Return the value of a call whose handler returned `value`, judged as the value's own.
-
-    A refusal steps aside only when the plain call of the same value is refused or raised for
-    too (see plain_verdict). Raising is judged here, though: a submission could raise for the
-    very results that would show a shared object, and earn more in this category than its
-    honest twin (fixtures/submissions/adversarial/raises-to-dodge-ownership.py).
-    """
-    if observation.envelope is None:
-        return describe_raise(observation)
-    if _refused(observation):
-        plain_verdict(submission, value)
-    if observation["reused_object"]:  # the request itself then holds the value
-        raise NotJudged("the envelope is an object the caller passed in, which the envelope judges")
-    return value_of(observation)
-
-
-def _refused(observation):
-    """Say whether the envelope shows a failure; one that shows nothing has its value judged."""
-    try:
-        return outcome_of(observation) != "success"
-    except NotJudged:
-        return False
-
-
-def changes_the_request(submission, arguments=None):
-    """Say whether invoke_tool itself changes the request, with a handler that changes nothing.
-
-    The very scenario is a case of the envelope's rule 9 test, so a test that steps aside on
-    it never makes a bug free.
-    """
-    return submission.call(scenario(returns({"n": 1}), arguments=arguments))["request_changed"]
-
-
-def request_kept(submission, observation, arguments=None):
-    """Step aside when invoke_tool changed the request or the tools by itself (rule 9).
-
-    A later call then runs on other inputs than the test gave. Both controls are cases of the
-    envelope's rule 9 tests, so stepping aside here is never free.
-    """
-    if observation["request_changed"] and changes_the_request(submission, arguments):
-        raise NotJudged("invoke_tool itself changes the request, which the envelope judges")
-    if observation["tools_changed"] and submission.call(scenario(returns(1)))["tools_changed"]:
-        raise NotJudged("invoke_tool itself changes the tools, which the envelope judges")

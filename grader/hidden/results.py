@@ -27,6 +27,9 @@ def text_of_size(size, unit="a"):
 
 
 LEAF = {"leaf": True}  # the bottom of the ownership category's deep values
+ONE = {"n": 1}  # the envelope category's plain success
+DEEP_50 = nested(50, LEAF)  # rule 6: "a value nested 50 levels deep is ordinary and succeeds"
+PAIR = [1, 2]
 ROWS = {"rows": [{"n": n, "name": "é" * 10} for n in range(100)]}
 LARGE = ["a" * 100_000] * 11  # 1.1 MB: beyond a 1 MiB cap of a submission's own
 ROSTER = {"team": "blue", "members": [{"name": "Ada", "shifts": ["mon", "tue"]}]}
@@ -123,7 +126,10 @@ ACCEPTED = {
     "top_scalar": ("for a bare number as the whole result", 3.25),
     "deep_50": ("for a value nested 50 levels deep", nested(50, "bottom")),
     "deep_45_dict": ("for a dict at the bottom of 45 levels of lists", nested(45, LEAF)),
+    "deep_50_dict": ("for a dict at the bottom of 50 levels of lists", DEEP_50),
     "leaf": ("for a one-key dict holding True", LEAF),
+    "one": ("for a one-key dict holding 1", ONE),
+    "pair": ("for the list [1, 2]", PAIR),
 }
 
 # The unicode_boundary category's values, measured against budgets of their exact size.

@@ -12,11 +12,9 @@ from grader.hidden.probes import (
     MARKER,
     ROOMY,
     cases,
-    code_of,
     envelope_of,
     field,
     loosely_equal,
-    plain_verdict,
     raises,
     returned,
     returns,
@@ -25,7 +23,8 @@ from grader.hidden.probes import (
     scenario,
     unknown_tool_scenario,
 )
-from grader.hidden.results import ARGUMENT_SETS, COPIED, ROWS_AND_NEXT
+from grader.hidden.results import ARGUMENT_SETS, COPIED, DEEP_50, ONE, PAIR, ROWS_AND_NEXT
+from grader.hidden.verdicts import falsy_settled_elsewhere, plain_verdict, settled_elsewhere
 from grader.model import NotJudged
 from grader.sandbox.values import same_json
 
@@ -100,7 +99,9 @@ def engaged(observation):
 @pytest.mark.parametrize("request_id", cases(IDS))
 def test_id_survives_success(submission, request_id):
     """The id comes back unchanged, in type and value, when the handler succeeds."""
-    observation = submission.call(scenario(returns({"n": 1}), request_id=request_id))
+    observation = submission.call(scenario(returns(ONE), request_id=request_id))
+    if observation.envelope is None:
+        plain_verdict(submission, ONE)  # raising for this value under any id: rule 8's case
     assert ids_match(observation, request_id), observation.envelope
 
 
@@ -113,9 +114,26 @@ def test_id_survives_failure(submission, failure):
     assert ids_match(observation, request_id), observation.envelope
 
 
-def test_success_envelope_has_exactly_four_keys(submission):
+# The ownership category's plain values too: it steps aside on an envelope without a value.
+SUCCESSES = {"pair": ("for the result [1, 2]", (PAIR, None))} | {
+    name: (words, (value, ROOMY)) for name, (words, value) in COPIED.items()
+}
+SUCCESSES["deep_50"] = ("for a value nested 50 levels deep", (DEEP_50, ROOMY))
+
+
+@pytest.mark.parametrize("success", cases(SUCCESSES))
+def test_success_envelope_has_exactly_four_keys(submission, success):
     """A success is a dict with exactly the keys id, ok, value and error."""
-    envelope = envelope_of(submission.call(scenario(returns([1, 2]))))
+    value, budget = success
+    probe = (
+        scenario(returns(value))
+        if budget is None
+        else scenario(returns(value), max_result_bytes=budget)
+    )
+    observation = submission.call(probe)
+    if observation.envelope is None:
+        plain_verdict(submission, value)  # raising for this value at all: rule 8's case
+    envelope = envelope_of(observation)
     assert isinstance(envelope, dict) and set(envelope) == KEYS, envelope
 
 
@@ -128,7 +146,8 @@ def test_failure_envelope_has_exactly_four_keys(submission, failure):
 
 def test_success_shape(submission):
     """A success has ok set to the bool True and error set to None."""
-    observation = submission.call(scenario(returns({"n": 1})))
+    observation = submission.call(scenario(returns(ONE)))
+    settled_elsewhere(submission, observation, ONE)
     assert field(observation, "ok") is True and field(observation, "error") is None
 
 
@@ -188,9 +207,7 @@ def value_kept(submission, observation, value):
 def test_falsy_result_is_a_success(submission, value):
     """A handler that returns a falsy value such as None, 0 or "" succeeds with that value."""
     observation = submission.call(scenario(returns(value)))
-    returned(observation)  # raising for it is rule 8's case (error_codes)
-    if code_of(observation) == "invalid_result":
-        plain_verdict(submission, value)  # refused at any size: the vocabulary's verdict
+    falsy_settled_elsewhere(submission, observation, value, CONTROL)
     assert field(observation, "ok") is True and field(observation, "error") is None
     assert value_kept(submission, observation, value), observation.envelope
 
@@ -221,15 +238,17 @@ OUTCOMES = {
 def test_each_call_returns_a_new_envelope(submission, outcome):
     """Each call returns a new envelope, never an object it returned before or was given."""
     probes = {
-        "success": scenario(returns({"n": 1}), repeat=2),
+        "success": scenario(returns(ONE), repeat=2),
         "failure": scenario(raises("invalid_input"), repeat=2),
         "unknown_tool": dict(unknown_tool_scenario(), repeat=2),
         "rows": scenario(returns(ROWS_AND_NEXT), repeat=2),
         "same_object": scenario(returns_fixture(ROWS_AND_NEXT), repeat=2),
     }
     observation = submission.call(probes[outcome])
-    if outcome != "success":  # the success case is an anchor: raising there fails it
-        returned(observation)
+    results = {"success": ONE, "rows": ROWS_AND_NEXT, "same_object": ROWS_AND_NEXT}
+    if outcome in results and observation.envelope is None:
+        plain_verdict(submission, results[outcome])  # raising for this value at all: rule 8's
+    returned(observation)
     assert len(observation.envelopes) == 2, "invoke_tool did not return twice"
     assert not observation["same_envelope"] and not observation["reused_object"]
 

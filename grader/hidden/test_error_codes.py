@@ -13,6 +13,7 @@ from grader.hidden.probes import (
     cases,
     code_of,
     describe_raise,
+    outcome_of,
     raises,
     returns,
     returns_made,
@@ -20,6 +21,8 @@ from grader.hidden.probes import (
     unknown_tool_scenario,
 )
 from grader.hidden.results import ACCEPTED, MADE, OUTSIDE, UNENCODABLE_AND_LONG
+from grader.hidden.verdicts import EXCEPTION_CODES
+from grader.model import NotJudged
 
 pytestmark = pytest.mark.category("error_codes")
 
@@ -234,6 +237,24 @@ def test_an_accepted_result_never_makes_invoke_tool_raise(submission, handler):
     """A result inside the vocabulary, large or small, gives an envelope, never an exception."""
     observation = submission.call(scenario(handler, max_result_bytes=ROOMY))
     assert observation.envelope is not None, describe_raise(observation)
+
+
+# Rule 2 names the falsy results (None, False, 0, 0.0, "", [], {}) as successes: refusing one
+# is the envelope's case, so only the other results are asked here.
+RETURNED = {
+    name: case
+    for name, case in GOOD_RESULTS.items()
+    if name not in ACCEPTED or ACCEPTED[name][1]  # made results are never falsy
+}
+
+
+@pytest.mark.parametrize("handler", cases(RETURNED))
+def test_a_returned_result_never_gets_an_exception_code(submission, handler):
+    """A handler that returns normally never gets unknown_tool or an exception's code."""
+    observation = submission.call(scenario(handler, max_result_bytes=ROOMY))
+    if observation.envelope is None:  # the test above judges that
+        raise NotJudged(f"{describe_raise(observation)}, which another test here judges")
+    assert outcome_of(observation) not in EXCEPTION_CODES
 
 
 @pytest.mark.parametrize(

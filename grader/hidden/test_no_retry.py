@@ -7,13 +7,13 @@ from grader.hidden.probes import (
     cases,
     flaky,
     raises,
-    request_kept,
     returned,
     returns,
     returns_made,
     scenario,
     unknown_tool_scenario,
 )
+from grader.hidden.verdicts import request_kept
 from grader.model import NotJudged
 from grader.sandbox.client import SandboxMemory
 

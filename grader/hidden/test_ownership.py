@@ -18,18 +18,15 @@ from grader.hidden.probes import (
     describe_raise,
     field,
     mutates,
-    outcome_of,
-    plain_verdict,
-    request_kept,
     returns,
     returns_arguments,
     returns_fixture,
     scenario,
-    success_value,
 )
 from grader.hidden.results import (
     ARGUMENT_SETS,
     COPIED,
+    DEEP_50,
     LEAF,
     NESTED_ARGUMENTS,
     ROSTER,
@@ -37,8 +34,10 @@ from grader.hidden.results import (
     SHAPES,
     nested,
 )
+from grader.hidden.verdicts import request_kept, settled_elsewhere, success_value
 from grader.model import NotJudged
 from grader.sandbox.inside.picture import untag
+from grader.sandbox.session import MISSING
 from grader.sandbox.values import same_json
 
 pytestmark = pytest.mark.category("ownership")
@@ -109,11 +108,12 @@ def test_value_is_faithful(submission, value):
 
 def test_a_value_nested_50_levels_deep_succeeds(submission):
     """A value nested 50 levels deep is an ordinary value: it succeeds, faithfully copied."""
-    value = deep(50)
+    value = DEEP_50
     observation = submission.call(scenario(returns(value), max_result_bytes=ROOMY))
-    if observation.envelope is None or outcome_of(observation) != "success":
-        plain_verdict(submission, LEAF)  # its bottom alone refused: not depth's doing
+    settled_elsewhere(submission, observation, LEAF)  # its bottom alone refused: not depth's
     assert observation.envelope is not None, describe_raise(observation)
+    if field(observation, "value") is MISSING:
+        raise NotJudged("the envelope has no value field, which the envelope category judges")
     assert same_json(field(observation, "value"), value), "the deep value did not come back"
 
 

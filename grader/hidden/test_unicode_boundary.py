@@ -1,15 +1,14 @@
 """Unicode boundary: the byte budget of rule 4, measured exactly, and result_too_large.
 
-Every value here is inside the vocabulary. When a submission refuses one as invalid_result, or
-raises for it, the case is asked again with a budget no value comes near: refused there too,
-the vocabulary (or rule 8) decided it and the case steps aside; accepted there, the refusal
-came from the budget, and the case is judged.
+Every value here is inside the vocabulary. When a submission refuses one with another code than
+result_too_large, or raises for it, the case is asked again with a budget no value comes near:
+refused there too, the vocabulary (or error_codes) decided it and the case steps aside;
+accepted there, the refusal came from the budget, and the case is judged.
 """
 
 import pytest
 
 from grader.hidden.probes import (
-    ROOMY,
     cases,
     describe_raise,
     encoded_size,
@@ -26,7 +25,7 @@ from grader.hidden.results import (
     UNITS,
     text_of_size,
 )
-from grader.model import NotJudged
+from grader.hidden.verdicts import settled_elsewhere
 
 pytestmark = pytest.mark.category("unicode_boundary")
 
@@ -41,23 +40,21 @@ def judged_outcome(submission, value, budget=None):
         else scenario(returns(value), max_result_bytes=budget)
     )
     observation = submission.call(probe)
-    if observation.envelope is not None and outcome_of(observation) != "invalid_result":
-        return outcome_of(observation)
-    roomy = submission.call(scenario(returns(value), max_result_bytes=ROOMY))
-    if roomy.envelope is None or outcome_of(roomy) == "invalid_result":
-        raise NotJudged("the value is refused at any size, which the vocabulary category judges")
+    settled_elsewhere(submission, observation, value)
     if observation.envelope is None:
         return "raised only when the budget was tight"
     return outcome_of(observation)
 
 
 def plain_outcome(submission, value, budget):
-    """Return the outcome, judged as is: plain rows and ASCII text are refused by no rule.
+    """Return the outcome, judged unless even plain rows are refused or raised for at any size.
 
-    Asking again at a roomy budget would cost another megabyte round trip, and nothing here
-    could be a vocabulary case.
+    Asking the megabyte again at a roomy budget would cost another megabyte round trip, so the
+    3 kB rows stand for it: a submission that refuses those whatever the budget has its refusal
+    judged by their own categories, and one that refuses only big values is judged here.
     """
     observation = submission.call(scenario(returns(value), max_result_bytes=budget))
+    settled_elsewhere(submission, observation, ROWS)
     if observation.envelope is None:
         return describe_raise(observation)
     return outcome_of(observation)

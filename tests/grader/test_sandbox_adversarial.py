@@ -88,8 +88,9 @@ def test_patching_the_graders_modules_earns_no_more_than_junk(grades):
     [
         ("eq-always-true", {"no_retry"}),
         # What the dict really holds is a constant tool_failed failure with nothing of the
-        # exception in it: that keeps rule 3, whatever its methods pretend.
-        ("dict-subclass-envelope", {"no_retry", "redaction"}),
+        # exception in it, after copying the arguments: that keeps rules 3 and 5 (and no value
+        # is left for rule 6 to judge), whatever its methods pretend.
+        ("dict-subclass-envelope", {"no_retry", "redaction", "ownership"}),
     ],
 )
 def test_lying_envelopes_earn_only_the_rules_they_really_keep(grades, name, kept):

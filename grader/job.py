@@ -1,6 +1,8 @@
 """One grading job: a single pytest session that runs the hidden tests for a list of submissions.
 
     python -m grader.job INPUT.json OUTPUT_DIR    grade; write OUTPUT_DIR/<key>.json per submission
+                                                  (and OUTPUT_DIR/facts.json once the hidden
+                                                  tests are collected: catalogue, isolation)
     python -m grader.job --list OUTPUT.json        write the catalogue of hidden tests, run nothing
 
 The job runs only the grader's own code; student code runs in the sandbox workers it starts.
@@ -20,9 +22,11 @@ from pathlib import Path
 
 import pytest
 
+from grader.dispatch import FACTS, notifier
 from grader.model import CodeUnit
 from grader.plugin import GradingPlugin
 from grader.sandbox.client import adopt_orphans
+from grader.sandbox.containment import describe
 from grader.sandbox.forkserver import ForkServer
 from grader.sandbox.session import Limits
 
@@ -117,15 +121,26 @@ def grade(input_path, output_dir):
     """Run the hidden tests for every submission listed in the input file."""
     data = json.loads(Path(input_path).read_text(encoding="utf-8"))
 
+    notify = notifier()
+
     def on_finished(key, result):
         write_json(Path(output_dir) / f"{key}.json", result)
+        notify()
 
     settings = dict(data["limits"])
     wanted = settings.pop("isolation", "auto")
     adopt_orphans()
     # One runtime copy and one warm fork server per job: every worker is forked from it.
     with ForkServer.open(wanted) as server:
-        plugin = GradingPlugin(read_entries(data), Limits(**settings), on_finished, server)
+
+        def on_collected(catalogue):
+            facts = {"catalogue": catalogue, "isolation": describe(server.isolation)}
+            write_json(Path(output_dir) / FACTS, facts)
+            notify()
+
+        plugin = GradingPlugin(
+            read_entries(data), Limits(**settings), on_finished, server, on_collected
+        )
         return pytest.main(pytest_arguments(), plugins=[plugin])
 
 

@@ -65,14 +65,16 @@ def direct_arguments(item):
 class GradingPlugin:
     """Runs the collected hidden tests for each submission in turn."""
 
-    def __init__(self, entries, limits, on_finished, server=None):
+    def __init__(self, entries, limits, on_finished, server=None, on_collected=None):
         """`entries` are dicts with key, units (CodeUnits) and error; `on_finished(key, result)`.
 
         `server` is the job's ForkServer; None only when nothing is graded (listing the tests).
+        `on_collected(catalogue)`, if given, is called once the hidden tests are collected.
         """
         self.entries = entries
         self.limits = limits
         self.server = server
+        self.on_collected = on_collected
         self.on_finished = on_finished
         self.catalogue = []
         self.current = None
@@ -83,6 +85,8 @@ class GradingPlugin:
     def pytest_collection_finish(self, session):
         self.catalogue = [describe(item) for item in session.items]
         self.direct = [direct_arguments(item) for item in session.items]
+        if self.on_collected is not None:
+            self.on_collected(self.catalogue)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session):

@@ -26,7 +26,7 @@ from test_report_files import grade_for
 from test_resume_runs import SLOW_WRAPPER, ProcessTree, wait_for
 from test_run_job_failure import DYING_JOB
 
-from grader import class_report, cli, ids, pipeline, report, run
+from grader import class_report, cli, dispatch, ids, pipeline, report, run
 from grader.discover import student_id
 from grader.pipeline import find_submissions
 from grader.sandbox.cleanup import remove_tree, temporary_folder
@@ -409,11 +409,11 @@ def test_a_killed_job_leaves_its_log_in_the_output_folder_and_the_summary_says_w
     folder = write_class(tmp_path / "class", ["a-quick"])
     write_class(folder, ["b-slow"], source=slow)
     out = tmp_path / "out"
-    real_run_job = run._run_job
+    real_run_job = dispatch.run_job
     trees = []
 
-    def run_job_then_kill_it(arguments, log_path):
-        process = real_run_job(arguments, log_path)
+    def run_job_then_kill_it(arguments, log_path, notify_fd=None):
+        process = real_run_job(arguments, log_path, notify_fd)
         if arguments[0] != "--list":
             trees.append(ProcessTree(process.pid))
             first = log_path.parent / "results" / "0.json"
@@ -425,7 +425,7 @@ def test_a_killed_job_leaves_its_log_in_the_output_folder_and_the_summary_says_w
             threading.Thread(target=kill_after_first_result, daemon=True).start()
         return process
 
-    monkeypatch.setattr(run, "_run_job", run_job_then_kill_it)
+    monkeypatch.setattr(dispatch, "run_job", run_job_then_kill_it)
     try:
         code, stdout = _capture(
             lambda: cli.main(["grade", str(folder), "--out", str(out), "--timeout", "120"])
@@ -449,12 +449,12 @@ def test_a_killed_job_leaves_its_log_in_the_output_folder_and_the_summary_says_w
 
 def test_a_job_that_fails_keeps_what_it_printed_in_its_log(monkeypatch, tmp_path):
     listing = tmp_path / "tests.json"
-    run._run_job(["--list", str(listing)], tmp_path / "list.log").wait()
-    real_run_job = run._run_job
+    dispatch.run_job(["--list", str(listing)], tmp_path / "list.log").wait()
+    real_run_job = dispatch.run_job
 
-    def dying_job(arguments, log_path):
+    def dying_job(arguments, log_path, notify_fd=None):
         if arguments[0] == "--list":
-            return real_run_job(arguments, log_path)
+            return real_run_job(arguments, log_path, notify_fd)
         source = "print('the last words of the job', flush=True)\n" + DYING_JOB
         with open(log_path, "wb") as log:
             return subprocess.Popen(
@@ -463,7 +463,7 @@ def test_a_job_that_fails_keeps_what_it_printed_in_its_log(monkeypatch, tmp_path
                 stderr=subprocess.STDOUT,
             )
 
-    monkeypatch.setattr(run, "_run_job", dying_job)
+    monkeypatch.setattr(dispatch, "run_job", dying_job)
     folder = write_class(tmp_path / "class", ["a", "b"])
     out = tmp_path / "out"
     code, stdout = _capture(lambda: cli.main(["grade", str(folder), "--out", str(out)]))

@@ -3,7 +3,7 @@
 import subprocess
 import sys
 
-from grader import run
+from grader import dispatch
 from grader.model import CodeUnit, Submission
 from grader.run import RunSettings, hidden_tests, run_submissions
 
@@ -25,16 +25,16 @@ sys.exit(9)
 
 def test_submissions_of_a_dead_job_are_errors_and_finished_ones_are_kept(monkeypatch, tmp_path):
     listing = tmp_path / "tests.json"
-    run._run_job(["--list", str(listing)], tmp_path / "list.log").wait()
-    real_run_job = run._run_job
+    dispatch.run_job(["--list", str(listing)], tmp_path / "list.log").wait()
+    real_run_job = dispatch.run_job
 
-    def dying_job(arguments, log_path):
+    def dying_job(arguments, log_path, notify_fd=None):
         if arguments[0] == "--list":
-            return real_run_job(arguments, log_path)
+            return real_run_job(arguments, log_path, notify_fd)
         command = [sys.executable, "-c", DYING_JOB, *arguments, str(listing)]
         return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
-    monkeypatch.setattr(run, "_run_job", dying_job)
+    monkeypatch.setattr(dispatch, "run_job", dying_job)
     unit = (CodeUnit("a", "a.py", "def invoke_tool(request, tools):\n    return {}\n"),)
     submissions = [Submission(name, f"{name}.py", "python", unit) for name in ("a", "b")]
     first, second = run_submissions(submissions, RunSettings(jobs=1))

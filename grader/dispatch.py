@@ -1,0 +1,179 @@
+"""Deal submissions out to job processes, start them, and wake when any has news.
+
+The parent of a grading run never polls: each job writes a byte to a shared notification pipe
+as soon as it has written a result (or its facts), and the parent also watches every job's
+process descriptor (pidfd), so it sleeps in one `select` until a result is ready or a job ends.
+Where the kernel has no pidfds, it wakes every POLL_SECONDS to look at the jobs instead.
+"""
+
+import contextlib
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+NOTIFY_VARIABLE = "GRADER_NOTIFY_FD"  # where a job finds the notification pipe
+FACTS = "facts.json"  # what a job writes beside its results once its hidden tests are collected
+POLL_SECONDS = 0.5  # only where pidfds are missing: how often ended jobs are looked for
+STOP_GRACE_SECONDS = 5.0
+KEPT_LOG_BYTES = 1 << 20  # the end of a log says why it died; the rest is not worth keeping
+
+
+@dataclass
+class JobProcess:
+    """One job process: the submissions it grades (by index), and how far its results got."""
+
+    number: int
+    indexes: list[int]
+    process: subprocess.Popen
+    log: Path
+    pidfd: int | None = None
+    next: int = 0  # position in `indexes` of the first result not yet delivered
+    ended: bool = False
+
+
+class Jobs:
+    """The job processes of one run and the pipe they notify on."""
+
+    def __init__(self, submissions, limits, folder):
+        """Start `limits["jobs"]` jobs over `submissions`, dealt out in turn."""
+        self.folder = folder
+        (folder / "results").mkdir()
+        self.notify_read, notify_write = os.pipe()
+        self.jobs: list[JobProcess] = []
+        try:
+            count = max(1, min(limits.pop("jobs"), len(submissions)))
+            for number in range(count if submissions else 0):
+                self.jobs.append(self._start(number, count, submissions, limits, notify_write))
+        finally:
+            os.close(notify_write)
+
+    def _start(self, number, count, submissions, limits, notify_write):
+        indexes = list(range(number, len(submissions), count))
+        entries = [_entry(index, submissions[index]) for index in indexes]
+        input_path = self.folder / f"job-{number}.json"
+        input_path.write_text(json.dumps({"limits": limits, "submissions": entries}), "utf-8")
+        log = self.folder / f"job-{number}.log"
+        arguments = [str(input_path), str(self.folder / "results")]
+        process = run_job(arguments, log, notify_write)
+        return JobProcess(number, indexes, process, log, _pidfd(process.pid))
+
+    def wait(self):
+        """Sleep until a job has news (a result, its facts) or has ended."""
+        pidfds = [job.pidfd for job in self.jobs if not job.ended and job.pidfd is not None]
+        everyone_watched = len(pidfds) == sum(not job.ended for job in self.jobs)
+        timeout = None if everyone_watched else POLL_SECONDS
+        ready = select.select([self.notify_read, *pidfds], [], [], timeout)[0]
+        if self.notify_read in ready:
+            os.read(self.notify_read, 1 << 16)
+
+    def ended(self):
+        """Return the jobs whose process has ended and that were not dealt with yet."""
+        return [job for job in self.jobs if not job.ended and job.process.poll() is not None]
+
+    def stop(self):
+        """Stop every running job: SIGTERM lets it stop its workers first, SIGKILL if it lingers."""
+        for job in self.jobs:
+            if job.process.poll() is None:
+                job.process.terminate()
+        deadline = time.monotonic() + STOP_GRACE_SECONDS
+        for job in self.jobs:
+            try:
+                job.process.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                job.process.kill()
+                job.process.wait()
+
+    def close(self):
+        """Wait for every job and let go of the descriptors."""
+        for job in self.jobs:
+            job.process.wait()
+            if job.pidfd is not None:
+                os.close(job.pidfd)
+                job.pidfd = None
+        os.close(self.notify_read)
+
+
+def _pidfd(pid):
+    """Return a descriptor that becomes readable when process `pid` ends, or None."""
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
+
+
+def run_job(arguments, log_path, notify_fd=None):
+    """Start `python -m grader.job` with its output going to a log file."""
+    # Plugins installed for other reasons (anyio, from Jupyter) would only slow the job down.
+    # The job stops by itself if this process dies (see grader.job.stop_with_parent).
+    environment = dict(
+        os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", GRADER_PARENT_PID=str(os.getpid())
+    )
+    if notify_fd is not None:
+        environment[NOTIFY_VARIABLE] = str(notify_fd)
+    with open(log_path, "wb") as log:
+        return subprocess.Popen(
+            [sys.executable, "-m", "grader.job", *arguments],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=environment,
+            pass_fds=() if notify_fd is None else (notify_fd,),
+        )
+
+
+def notifier():
+    """In a job: return what tells the parent that a file is ready (does nothing if unasked)."""
+    fd = os.environ.get(NOTIFY_VARIABLE)
+    if fd is None or not fd.isdigit():
+        return lambda: None
+    number = int(fd)
+    with contextlib.suppress(OSError):
+        os.set_blocking(number, False)
+
+    def notify():
+        # A full pipe means the parent already has wake-ups waiting: nothing is lost.
+        with contextlib.suppress(OSError):
+            os.write(number, b".")
+
+    return notify
+
+
+def how_it_ended(code):
+    """Say how a job process ended, from its return code."""
+    if code < 0:
+        try:
+            return f"was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"was killed by signal {-code}"
+    return f"ended with exit code {code}"
+
+
+def keep_log(log, log_dir):
+    """Copy the end of a job's log into `log_dir`; return the copy's path, or None."""
+    if log_dir is None:
+        return None
+    try:
+        # O_NOFOLLOW: without bubblewrap a worker could have swapped the log for a link.
+        descriptor = os.open(log, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        with os.fdopen(descriptor, "rb") as stream:
+            stream.seek(max(0, os.fstat(descriptor).st_size - KEPT_LOG_BYTES))
+            data = stream.read(KEPT_LOG_BYTES)
+        kept = Path(log_dir) / Path(log).name
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        partial = kept.with_name(f".{kept.name}.partial")
+        partial.write_bytes(data)
+        os.replace(partial, kept)
+    except OSError:
+        return None
+    return kept
+
+
+def _entry(index, submission):
+    units = [asdict(unit) for unit in submission.units]
+    return {"key": index, "units": units, "error": submission.error}

@@ -92,10 +92,11 @@ def test_every_call_copies_the_arguments_afresh(submission):
 @pytest.mark.parametrize("arguments", cases(ARGUMENTS))
 def test_handler_receives_a_faithful_copy(submission, arguments):
     """The handler receives a dict equal to the request's arguments, with the same types."""
-    arguments = dict(arguments, kinds=[1, 1.0, True, None, "1"])
-    observation = submission.call(scenario(returns(None), arguments=arguments))
+    given = dict(arguments, kinds=[1, 1.0, True, None, "1"])
+    observation = submission.call(scenario(returns(None), arguments=given))
+    request_kept(submission, observation, arguments)  # a copy of a request it changed itself
     received = observation["received"]["probe"]
-    assert received and all(same_json(untag(copy), arguments) for copy in received)
+    assert received and all(same_json(untag(copy), given) for copy in received)
 
 
 @pytest.mark.parametrize("value", cases(VALUES))

@@ -9,11 +9,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 CHART_WIDTH = 720
+HISTOGRAM_WIDTH = 1000  # room for a column per point of a 70-point score
 PLOT_HEIGHT = 200
 TOP_ROOM = 20  # above the tallest column, for its value
 LABEL_ROOM = 150
 BAR_ROW = 28
-VALUE_LABEL_MIN_SLOT = 14  # a column narrower than this shows its value only in its title
+VALUE_LABEL_MIN_SLOT = 12  # a column narrower than this shows its value only in its title
 MINI_WIDTH = 220
 MINI_HEIGHT = 44
 
@@ -31,11 +32,11 @@ class Bar:
 
 def column_chart(bars: Sequence[Bar], css_class: str, title: str) -> str:
     """Return an SVG column chart: one vertical bar per Bar, scaled to the largest value."""
-    slot = (CHART_WIDTH - 40) / max(len(bars), 1)
+    slot = (HISTOGRAM_WIDTH - 40) / max(len(bars), 1)
     largest = max((bar.value for bar in bars), default=0) or 1
     baseline = TOP_ROOM + PLOT_HEIGHT
-    parts = [svg_open(css_class, title, CHART_WIDTH, baseline + 30)]
-    axis_end = CHART_WIDTH - 20
+    parts = [svg_open(css_class, title, HISTOGRAM_WIDTH, baseline + 30)]
+    axis_end = HISTOGRAM_WIDTH - 20
     parts.append(f'<line class="axis" x1="20" y1="{baseline}" x2="{axis_end}" y2="{baseline}"/>')
     for index, bar in enumerate(bars):
         bar_height = PLOT_HEIGHT * bar.value / largest
@@ -46,7 +47,8 @@ def column_chart(bars: Sequence[Bar], css_class: str, title: str) -> str:
         if bar.axis_label:
             parts.append(text(middle, baseline + 20, bar.axis_label, "middle"))
         if bar.value and slot >= VALUE_LABEL_MIN_SLOT:
-            parts.append(text(middle, baseline - bar_height - 5, f"{bar.value:g}", "middle"))
+            count = text(middle, baseline - bar_height - 5, f"{bar.value:g}", "middle")
+            parts.append(count.replace("<text ", '<text class="count" ', 1))
     parts.append("</svg>")
     return "\n".join(parts)
 

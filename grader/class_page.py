@@ -43,7 +43,8 @@ class Column:
     heading: str
     cell: Callable[[StudentSummary], str]  # HTML
     sort_key: Callable[[StudentSummary], object]  # ascending; ties go by student id
-    width: str = "minmax(4.2rem, 1fr)"
+    width: str = "minmax(4.8rem, 1fr)"
+    numeric: bool = True  # right-aligned
 
 
 def render(figures: Figures) -> str:
@@ -92,10 +93,12 @@ def render(figures: Figures) -> str:
 def _bands_note(bands):
     if len(bands) < 2:
         return ""
-    width = bands[0].label.split("–")
+    low, high = bands[0].label.split("–")
+    width = float(high) - float(low)
+    unit = "point" if width == 1 else "points"
     return (
-        f"Bands of {float(width[1]) - float(width[0]):g} points from {width[0]}, lower bound "
-        "included; full marks have a column of their own."
+        f"Bands of {width:g} {unit} from {low}, lower bound included; full marks have a column "
+        "of their own."
     )
 
 
@@ -121,7 +124,9 @@ def _category_table(categories):
 def _columns(summaries, status_words):
     """Return the students' table columns; the late ones only when a late policy was in force."""
     columns = [
-        Column("student", "Student", _student_cell, lambda s: s.student, "minmax(8rem, 2fr)"),
+        Column(
+            "student", "Student", _student_cell, lambda s: s.student, "minmax(8rem, 2fr)", False
+        ),
         Column("score", "Score", lambda s: format_points(s.score), lambda s: s.score),
         Column(
             "status",
@@ -129,6 +134,7 @@ def _columns(summaries, status_words):
             lambda s: f"<span title='{html.escape(status_words[s.status])}'>{s.status}</span>",
             lambda s: s.status,
             "minmax(6.5rem, 1.3fr)",
+            False,
         ),
     ]
     if any(s.seconds is not None for s in summaries):
@@ -191,7 +197,7 @@ def _students_table(summaries, columns):
                 f"{words}'{checked}>"
             )
     heads = "".join(
-        f"<th role='columnheader' scope='col'><span>{column.heading}</span> "
+        f"<th role='columnheader' scope='col'{_number_class(column)}><span>{column.heading}</span> "
         f"<label for='sort-{column.key}-up' title='lowest first'>▲</label>"
         f"<label for='sort-{column.key}-down' title='highest first'>▼</label></th>"
         for column in columns
@@ -207,13 +213,20 @@ def _students_table(summaries, columns):
             for column in columns
             for direction in ("up", "down")
         )
-        cells = "".join(f"<td role='cell'>{column.cell(summary)}</td>" for column in columns)
+        cells = "".join(
+            f"<td role='cell'{_number_class(column)}>{column.cell(summary)}</td>"
+            for column in columns
+        )
         lines.append(
             f"<tr role='row' data-student='{html.escape(summary.student)}' "
             f"style='{order}'>{cells}</tr>"
         )
     lines += ["</tbody>", "</table>", "</div>"]
     return "\n".join(lines)
+
+
+def _number_class(column):
+    return " class='number'" if column.numeric else ""
 
 
 def _ranks(summaries, columns):
@@ -307,15 +320,16 @@ _STYLE = (
     "body{font-family:sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem;"
     "line-height:1.5;color:#222}"
     "table{border-collapse:collapse;margin:1rem 0}th,td{border:1px solid #bbb;"
-    "padding:.25rem .5rem;text-align:left}td.number{text-align:right}"
+    "padding:.25rem .5rem;text-align:left}.number{text-align:right}"
     ".note{color:#555;font-size:.9rem}"
     ".chart .bar{fill:#3b6ea5}.chart .bar.full{fill:#2e7d32}.chart .track{fill:#e8edf3}"
     ".chart .axis{stroke:#999}.chart text{font-size:12px;fill:#222}"
+    ".chart text.count{font-size:10px}svg.chart{max-width:100%;height:auto}"
     ".sortable{position:relative;overflow-x:auto}"
     ".sort-choice{position:absolute;opacity:0;width:1px;height:1px;margin:0}"
     ".students{display:block;border:1px solid #bbb}.students thead,.students tbody{display:flex;"
     "flex-direction:column}.students th,.students td{border:0;border-bottom:1px solid #ddd;"
-    "overflow-wrap:anywhere}.students th{background:#f2f4f7;font-size:.85rem}"
+    "overflow-wrap:anywhere}.students th{background:#f2f4f7;font-size:.85rem;overflow-wrap:normal}"
     ".students label{cursor:pointer;padding:0 .15rem;border-radius:3px;color:#3b6ea5}"
     ".test-failure{margin:.35rem 0}.test-failure summary{cursor:pointer}"
     ".test-failure .count{display:inline-block;min-width:6.5rem;font-weight:bold}"

@@ -42,9 +42,10 @@ CLASS_FILES = (REPORT_FILE, ITEM_ANALYSIS_FILE)
 
 CENTS = 100
 # Band widths tried, in cents, finest first: the finest that needs at most MAX_BANDS bands from
-# the lowest score to full marks is used, so a class that mostly passes is spread out.
+# the lowest score to full marks is used, so a class that mostly passes is spread out (one-point
+# bands from 0 to 70, half points when every score is within 35 points of full marks).
 BAND_WIDTHS = (50, 100, 200, 250, 500, 1000)
-MAX_BANDS = 40
+MAX_BANDS = 70
 AXIS_LABELS = 8  # at most this many band boundaries are written under the score chart
 # A category's points in one-point bands, and full marks apart.
 CATEGORY_BANDS = POINTS_PER_CATEGORY

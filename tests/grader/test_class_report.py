@@ -179,7 +179,9 @@ def test_late_columns_appear_only_when_a_due_date_was_given():
         CLASS[0], submitted="2026-03-02T01:00:00+00:00", seconds_late=7200, late_penalty=2
     )
     page = page_for([late, CLASS[1]])
-    assert "Late (h)" in page and f"<td role='cell'>{late.score - 2:.2f}</td>" in page
+    assert (
+        "Late (h)" in page and f"<td role='cell' class='number'>{late.score - 2:.2f}</td>" in page
+    )
 
 
 def test_every_run_status_has_words_in_the_table():
@@ -217,5 +219,5 @@ def test_a_time_column_appears_when_the_run_reported_how_long_each_student_took(
     assert "Time (s)" not in page_for(CLASS)
     timed = [replace(CLASS[0], seconds=0.42), CLASS[1]]
     page = page_for(timed)
-    assert "Time (s)" in page and "<td role='cell'>0.4</td>" in page
+    assert "Time (s)" in page and "<td role='cell' class='number'>0.4</td>" in page
     assert "#sort-time-down:checked~table tbody tr{order:var(--time-down)}" in page

@@ -1,8 +1,8 @@
 """The course's nbgrader exports: two decimals, real CSV, every rostered student, late rules.
 
 A gradebook is built directly with nbgrader's API (no kernel runs): one assignment whose seven
-grade cells hold cent scores that add up in floating point to 34.040000000000006, one student
-who submitted late with a penalty, one with nothing, and one whose name holds a comma.
+grade cells hold cent scores that add up in floating point to 34.040000000000006; ada, who
+submitted late with a penalty and whose last name holds a comma, and bob, who sent nothing.
 """
 
 import csv

@@ -62,7 +62,11 @@ class ClassBook:
         ]
 
     def add(self, grade: Grade, seconds: float | None = None, has_feedback: bool = True) -> None:
-        """Keep the summary of one student's grade, with its lateness, replacing any earlier one."""
+        """Keep the summary of one student's grade, with its lateness, replacing any earlier one.
+
+        `seconds` is how long grading this student took, where the run measures it (the class
+        report then has a time column); `has_feedback` says whether their feedback page exists.
+        """
         student = grade.run.submission.student
         try:
             summary = summarize(grade, self.catalogue, seconds=seconds, has_feedback=has_feedback)

@@ -93,3 +93,44 @@ def test_the_flaky_handler_fails_once_then_succeeds():
         handler({})
     assert handler({}) == {"sent": True}
     assert handler.calls == 2
+
+
+# Each wrong call_once, and the one hint among the check's hints meant for it.
+NO_RETRY_HINTS = {
+    "retry": "it should be called exactly once",
+    "text": "Return the exception object itself",
+    "base": "Catch `Exception` only",
+}
+
+
+def retries(handler, arguments):
+    for _attempt in range(2):
+        try:
+            return True, handler(arguments)
+        except Exception as exc:
+            failure = exc
+    return False, failure
+
+
+def returns_text(handler, arguments):
+    try:
+        return True, handler(arguments)
+    except Exception as exc:
+        return False, str(exc)
+
+
+def catches_everything(handler, arguments):
+    try:
+        return True, handler(arguments)
+    except BaseException as exc:
+        return False, exc
+
+
+@pytest.mark.parametrize(
+    ("call_once", "hint"),
+    [(retries, "retry"), (returns_text, "text"), (catches_everything, "base")],
+    ids=["retries", "returns-text", "catches-base-exception"],
+)
+def test_each_wrong_call_once_gets_its_own_hint_and_no_other(call_once, hint):
+    message = failure_of(call_once)
+    assert [name for name, words in NO_RETRY_HINTS.items() if words in message] == [hint]

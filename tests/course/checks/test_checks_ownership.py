@@ -104,3 +104,39 @@ def test_exact_type_problem_tells_true_from_one_and_ignores_key_order():
     assert exact_type_problem({"a": 1, "b": [1.0]}, {"b": [1.0], "a": 1}) is None
     assert "a bool" in exact_type_problem([1], [True])
     assert "[0]" in exact_type_problem([1.0], [1])
+
+
+# Each wrong function, and the one hint among the step's hints meant for it.
+OWNERSHIP_HINTS = {
+    "same dict": "returned the very same dict it was given",
+    "every level": "copy every level",
+    "decode": "Decode the JSON text (json.loads)",
+    "exact types": "JSON true must stay True",
+    "afresh": "Decode a brand-new value on every call",
+}
+
+
+def whole_floats_become_ints(text):
+    return json.loads(
+        text, parse_float=lambda s: int(float(s)) if float(s).is_integer() else float(s)
+    )
+
+
+def cached_decode(text, cache={}):  # noqa: B006 - the shared cache is the bug on show
+    return cache.setdefault(text, json.loads(text))
+
+
+@pytest.mark.parametrize(
+    ("check", "function", "hint"),
+    [
+        (check_copy_arguments, lambda arguments: arguments, "same dict"),
+        (check_copy_arguments, dict, "every level"),
+        (check_fresh_value, lambda text: text, "decode"),
+        (check_fresh_value, whole_floats_become_ints, "exact types"),
+        (check_fresh_value, cached_decode, "afresh"),
+    ],
+    ids=["same-dict", "shallow-copy", "undecoded-text", "floats-to-ints", "cached"],
+)
+def test_each_wrong_function_gets_its_own_hint_and_no_other(check, function, hint):
+    message = failure_of(check, function)
+    assert [name for name, words in OWNERSHIP_HINTS.items() if words in message] == [hint]

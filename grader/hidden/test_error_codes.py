@@ -20,7 +20,14 @@ from grader.hidden.probes import (
     scenario,
     unknown_tool_scenario,
 )
-from grader.hidden.results import ACCEPTED, MADE, OUTSIDE, UNENCODABLE_AND_LONG
+from grader.hidden.results import (
+    ACCEPTED,
+    ARGUMENT_SETS,
+    MADE,
+    ONE,
+    OUTSIDE,
+    UNENCODABLE_AND_LONG,
+)
 from grader.hidden.verdicts import EXCEPTION_CODES
 from grader.model import NotJudged
 
@@ -254,6 +261,14 @@ def test_a_returned_result_never_gets_an_exception_code(submission, handler):
     observation = submission.call(scenario(handler, max_result_bytes=ROOMY))
     if observation.envelope is None:  # the test above judges that
         raise NotJudged(f"{describe_raise(observation)}, which another test here judges")
+    assert outcome_of(observation) not in EXCEPTION_CODES
+
+
+@pytest.mark.parametrize("arguments", cases(ARGUMENT_SETS))
+def test_arguments_never_decide_the_code(submission, arguments):
+    """A handler that returns normally never gets an exception's code, whatever the arguments."""
+    observation = submission.call(scenario(returns(ONE), arguments=arguments))
+    assert observation.envelope is not None, describe_raise(observation)
     assert outcome_of(observation) not in EXCEPTION_CODES
 
 

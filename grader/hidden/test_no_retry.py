@@ -13,7 +13,8 @@ from grader.hidden.probes import (
     scenario,
     unknown_tool_scenario,
 )
-from grader.hidden.verdicts import request_kept
+from grader.hidden.results import ARGUMENT_SETS
+from grader.hidden.verdicts import called_for, request_kept
 from grader.model import NotJudged
 from grader.sandbox.client import SandboxMemory
 
@@ -57,6 +58,12 @@ def test_handler_is_called_exactly_once(submission, handler):
             "invoke_tool let the handler's MemoryError escape, which error_codes judges"
         ) from None
     assert observation["calls"] == {"probe": 1}
+
+
+@pytest.mark.parametrize("arguments", cases(ARGUMENT_SETS))
+def test_handler_is_called_once_whatever_the_arguments(submission, arguments):
+    """The handler is called exactly once, whatever arguments the request carries."""
+    assert called_for(submission, arguments) == 1
 
 
 def test_too_large_result_is_not_retried(submission):

@@ -34,7 +34,12 @@ from grader.hidden.results import (
     SHAPES,
     nested,
 )
-from grader.hidden.verdicts import request_kept, settled_elsewhere, success_value
+from grader.hidden.verdicts import (
+    handler_called,
+    request_kept,
+    settled_elsewhere,
+    success_value,
+)
 from grader.model import NotJudged
 from grader.sandbox.inside.picture import untag
 from grader.sandbox.session import MISSING
@@ -62,6 +67,7 @@ def arguments_after(submission, observation, arguments, key="request_after"):
 def test_handler_mutation_leaves_request_unchanged(submission, arguments):
     """A handler that changes its arguments at any depth changes nothing the caller holds."""
     observation = submission.call(scenario(mutates({"done": True}), arguments=arguments))
+    handler_called(submission, observation, arguments)
     assert observation["calls"]["probe"] >= 1, "the handler was never called"
     assert same_json(arguments_after(submission, observation, arguments), arguments)
     # Putting the request back afterwards does not make up for handing the handler its objects.
@@ -72,6 +78,7 @@ def test_handler_mutation_before_raising_leaves_request_unchanged(submission):
     """A handler that changes its arguments and then fails changes nothing the caller holds."""
     handler = dict(mutates(), does="mutate_then_raise", exception="not_found")
     observation = submission.call(scenario(handler, arguments=NESTED))
+    handler_called(submission, observation, NESTED)
     assert observation["calls"]["probe"] >= 1, "the handler was never called"
     assert same_json(arguments_after(submission, observation, NESTED), NESTED)
     assert not observation["arguments_shared"], "the handler was given the request's own objects"
@@ -95,6 +102,7 @@ def test_handler_receives_a_faithful_copy(submission, arguments):
     given = dict(arguments, kinds=[1, 1.0, True, None, "1"])
     observation = submission.call(scenario(returns(None), arguments=given))
     request_kept(submission, observation, arguments)  # a copy of a request it changed itself
+    handler_called(submission, observation, arguments)
     received = observation["received"]["probe"]
     assert received and all(same_json(untag(copy), given) for copy in received)
 

@@ -15,6 +15,7 @@ from grader.hidden.probes import (
     scenario,
     value_of,
 )
+from grader.hidden.results import ONE
 from grader.model import NotJudged
 from grader.sandbox.session import MISSING
 
@@ -108,7 +109,7 @@ def changes_the_request(submission, arguments=None):
     The very scenario is a case of the envelope's rule 9 test, so a test that steps aside on
     it never makes a bug free.
     """
-    return submission.call(scenario(returns({"n": 1}), arguments=arguments))["request_changed"]
+    return submission.call(scenario(returns(ONE), arguments=arguments))["request_changed"]
 
 
 def request_kept(submission, observation, arguments=None):
@@ -121,3 +122,18 @@ def request_kept(submission, observation, arguments=None):
         raise NotJudged("invoke_tool itself changes the request, which the envelope judges")
     if observation["tools_changed"] and submission.call(scenario(returns(1)))["tools_changed"]:
         raise NotJudged("invoke_tool itself changes the tools, which the envelope judges")
+
+
+def handler_called(submission, observation, arguments=None):
+    """Step aside when the handler was never called, and is not for these arguments at all.
+
+    Calling the handler exactly once is rule 7's (no_retry asks these very arguments with a
+    handler that changes nothing), so a test about what the handler received steps aside.
+    """
+    if observation["calls"]["probe"] == 0 and called_for(submission, arguments) == 0:
+        raise NotJudged("the handler is never called for these arguments, which no_retry judges")
+
+
+def called_for(submission, arguments=None):
+    """Return how often one call with `arguments` and a handler that changes nothing calls it."""
+    return submission.call(scenario(returns(ONE), arguments=arguments))["calls"]["probe"]

@@ -1,13 +1,13 @@
 """Ownership: arguments copied in (rule 5), and a fresh, faithful value out (rule 6).
 
-A value case steps aside only when the very same value, returned plainly under a roomy budget,
-is refused as invalid_result (the vocabulary's verdict), a plain call that is the vocabulary's
-own case, so refusing the values that would show sharing is never free. Raising for a value is
-judged here, not only by rule 8: raising for the very results that would show a shared object
-would otherwise earn more here than honest sharing does. An arguments case steps aside only when
-invoke_tool itself changes the request even with a handler that changes nothing (rule 9, a case
-of the envelope's). Falsy results are the envelope's cases, so no top-level falsy value is used
-here. "Nested 50 levels deep succeeds" is this category's own sentence, so it is judged as is.
+A case steps aside only where another category decided it on the very scenario it judges
+itself (grader/hidden/verdicts.py): the plain call of the value refused as invalid_result or
+with an exception's code, an envelope without a value field, invoke_tool changing the request
+or the tools by itself, a handler never called for these arguments. Raising for a value is
+judged here unless invoke_tool raises even for a bare number: raising for the very results that
+would show a shared object must not earn more here than honest sharing does. Falsy results are
+the envelope's cases, so no top-level falsy value is used here. "Nested 50 levels deep
+succeeds" is this category's own sentence, so only its bottom's own refusal sets it aside.
 """
 
 import pytest

@@ -176,7 +176,7 @@ def _student_cell(summary):
 
 def _time_cell(summary):
     if summary.seconds is None:
-        why = "not timed: nothing ran, or the result was reused from an earlier run"
+        why = "not timed: none of this student's code ran (refused, unreadable or missing)"
         return f"<span title='{why}'>–</span>"
     return f"{summary.seconds:.1f}"
 

@@ -4,14 +4,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from grader import class_report, gradescope, late, lms, roster, selfcheck
+from grader import class_report, gradescope, late, lms, roster
 from grader.discover import UsageError
-from grader.feedback import format_points
 from grader.gradebook import ClassBook, GradebookSettings
-from grader.model import CATEGORIES
 from grader.pipeline import Interrupted, find_submissions, grade_submissions, stop_on_signals
+from grader.progress import ProgressBar, interrupted_message, resumed_message, summary_table
 from grader.run import RunSettings
 from grader.sandbox import containment
+from grader.shards import Shard, gather
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_CLASS = PROJECT_ROOT / "fixtures" / "sample-class"
@@ -102,6 +102,22 @@ def build_parser():
         help="add a one-line comment per student to grades.csv and to the Moodle file",
     )
     grade.add_argument(
+        "--shard",
+        type=Shard.parse,
+        metavar="K/N",
+        help="grade only the K-th of N deterministic slices of the class (for array jobs on "
+        "a cluster); merge the N output folders with --merge",
+    )
+    grade.add_argument(
+        "--merge",
+        nargs="+",
+        type=Path,
+        default=[],
+        metavar="SHARD_DIR",
+        help="first take every result from these shard output folders, then write the class's "
+        "files exactly as one run over the whole class would (grading whatever no shard did)",
+    )
+    grade.add_argument(
         "--isolation",
         choices=("auto", "bubblewrap", "process"),
         default="auto",
@@ -150,6 +166,8 @@ def main(argv=None):
     try:
         args = build_parser().parse_args(argv)
         if args.command == "selfcheck":
+            from grader import selfcheck  # only what the command needs is imported
+
             return selfcheck.main()
         if args.command == "gradescope-bundle":
             settings = gradescope.BundleSettings(args.hidden_visibility, args.isolation)
@@ -172,6 +190,8 @@ def main(argv=None):
             limits=limits,
             isolation=args.isolation,
             gradebook=gradebook_settings(args),
+            shard=args.shard,
+            merge=args.merge,
         )
     except UsageError as error:
         print(f"grader: error: {error}", file=sys.stderr)
@@ -188,20 +208,27 @@ def gradebook_settings(args):
     )
 
 
-def _grade(
-    paths, out_dir, *, jobs, timeout, lms_system=None, limits=None, isolation="auto", gradebook=None
-):
+def _grade(paths, out_dir, *, jobs, timeout, lms_system=None, limits=None, **more):
+    """Grade `paths` into `out_dir`; `more` holds isolation, gradebook, shard and merge."""
+    isolation, gradebook = more.get("isolation", "auto"), more.get("gradebook")
+    if more.get("shard") and more.get("merge"):
+        raise UsageError("--shard and --merge go in separate runs: grade the shards, then merge")
     submissions = find_submissions(paths, out_dir)
+    if more.get("merge"):
+        gather(more["merge"], out_dir)
     book = ClassBook(gradebook or GradebookSettings())
-    try:
-        in_force = containment.isolation_here(isolation)
-    except RuntimeError as error:  # --isolation bubblewrap where it cannot run
-        raise UsageError(str(error)) from None
+    if isolation == "bubblewrap":  # required: say so before anything is graded
+        try:
+            containment.isolation_here(isolation)
+        except RuntimeError as error:
+            raise UsageError(str(error)) from None
     progress = ProgressBar(sys.stderr)
     settings = RunSettings(jobs=jobs, timeout=timeout, isolation=isolation, **(limits or {}))
     try:
         with stop_on_signals():
-            grades = grade_submissions(submissions, out_dir, settings, progress, book)
+            grades = grade_submissions(
+                submissions, out_dir, settings, progress, book, more.get("shard")
+            )
     except Interrupted as stop:
         progress.finish()
         for line in progress.notes:
@@ -217,100 +244,9 @@ def _grade(
     notes = progress.notes + book.notes()
     if notes:
         print("\n" + "\n".join(notes))
-    print(f"\nIsolation: {containment.describe(in_force)}")
+    in_force = progress.isolation or containment.describe(containment.isolation_here(isolation))
+    print(f"\nIsolation: {in_force}")
     if progress.resumed:
         print(resumed_message(progress))
     print(f"Reports written to {out_dir}/ (grades.csv and one folder per student).")
     return 0
-
-
-def interrupted_message(progress, out_dir):
-    """Say in one line what an interrupted run kept and how to finish it."""
-    return (
-        f"Interrupted: {progress.done} of {progress.total} students graded, their reports "
-        f"kept in {out_dir}/. Run the same command again to resume and grade the rest."
-    )
-
-
-def resumed_message(progress):
-    """Say in one line how many results an earlier run had already produced."""
-    graded = progress.done - progress.resumed
-    return (
-        f"Resumed: reused {progress.resumed} results from an earlier run into this folder "
-        f"and graded {graded}."
-    )
-
-
-class ProgressBar:
-    """A one-line progress bar on a terminal, one line per student elsewhere."""
-
-    WIDTH = 30
-
-    def __init__(self, stream):
-        self.stream = stream
-        self.total = 0
-        self.done = 0
-        self.resumed = 0
-        self.notes = []  # lines for the instructor, printed under the summary table
-
-    def start(self, total):
-        """Set how many students are to be graded and draw the empty bar."""
-        self.total = total
-        self._draw("")
-
-    def advance(self, grade):
-        """Count one more graded student."""
-        self.done += 1
-        self._draw(grade.run.submission.student)
-
-    def resume(self, grade):
-        """Count one more student whose result an earlier run already produced."""
-        self.done += 1
-        self.resumed += 1
-        self._draw(f"{grade.run.submission.student} (resumed)")
-
-    def note(self, line):
-        """Keep one line for the instructor, to print with the summary."""
-        self.notes.append(line)
-
-    def finish(self):
-        """End the bar's line."""
-        if self.stream.isatty():
-            self.stream.write("\n")
-            self.stream.flush()
-
-    def _draw(self, student):
-        filled = self.WIDTH * self.done // max(self.total, 1)
-        bar = "#" * filled + "-" * (self.WIDTH - filled)
-        line = f"grading [{bar}] {self.done}/{self.total} {student}"
-        if self.stream.isatty():
-            self.stream.write("\r" + line.ljust(self.WIDTH + 40))
-        elif student:
-            self.stream.write(line + "\n")
-        self.stream.flush()
-
-
-def summary_table(grades):
-    """Return the end-of-run table: one row per student with score, status and category points."""
-    header = ["student", "score", "status", *CATEGORIES]
-    rows = [
-        [
-            _shown(g.run.submission.student),
-            f"{format_points(g.score)}/{format_points(g.max_score)}",
-            g.run.status,
-            *(format_points(c.points) for c in g.categories),
-        ]
-        for g in grades
-    ]
-    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
-    lines = [
-        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
-        for row in [header, *rows]
-    ]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
-
-
-def _shown(student):
-    """Return a student id as it can be printed in one cell: as a literal if it holds a tab."""
-    return student if student.isprintable() else repr(student)

@@ -14,7 +14,7 @@ import zipfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from grader.job import HIDDEN_CONFIG
+from grader.paths import HIDDEN_CONFIG
 from grader.sandbox.containment import COURSE_RUNTIME
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent

@@ -100,7 +100,9 @@ def autograde(root=DEFAULT_ROOT, settings=None, isolation=None):
     else:
         submission = load_safely(found, course)
     with temporary_folder("gradescope-") as work:
-        [grade] = grade_submissions([submission], work, run_settings(settings))
+        kept = _KeepGrades()
+        grade_submissions([submission], work, run_settings(settings), kept)
+        [grade] = kept.grades
         try:
             results = (work / STUDENT / "results.json").read_text(encoding="utf-8")
         except OSError:
@@ -112,6 +114,21 @@ def autograde(root=DEFAULT_ROOT, settings=None, isolation=None):
     text = json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     write_atomically(root / "results" / "results.json", text)
     return grade
+
+
+class _KeepGrades:
+    """Progress that keeps each student's full Grade (the pipeline returns summaries)."""
+
+    def __init__(self):
+        self.grades = []
+
+    def start(self, _total):
+        pass
+
+    def advance(self, grade):
+        self.grades.append(grade)
+
+    resume = advance
 
 
 def gradescope_results(results, grade, settings, course=None):
@@ -207,15 +224,15 @@ def selfcheck(root, settings, isolation, out=sys.stdout):
     ]
     with temporary_folder("gradescope-selfcheck-") as work:
         grades = grade_submissions(submissions, work, run_settings(settings))
-    by_student = {grade.run.submission.student: grade for grade in grades}
+    by_student = {summary.student: summary for summary in grades}
     reference = by_student["reference"]
     searcher = by_student["searches-disk-for-hidden-tests"]
     twin = by_student["honest-twin"]
     verdicts = [
         (
-            reference.run.status == "completed" and reference.score == reference.max_score,
+            reference.status == "completed" and reference.score == reference.max_score,
             f"the reference solution scores {reference.score:.2f} out of "
-            f"{reference.max_score:.2f} (status {reference.run.status})",
+            f"{reference.max_score:.2f} (status {reference.status})",
         ),
         (
             searcher.score <= twin.score,

@@ -24,14 +24,13 @@ import pytest
 
 from grader.dispatch import FACTS, notifier
 from grader.model import CodeUnit
+from grader.paths import HIDDEN_CONFIG, HIDDEN_TESTS
 from grader.plugin import GradingPlugin
 from grader.sandbox.client import adopt_orphans
 from grader.sandbox.containment import describe
 from grader.sandbox.forkserver import ForkServer
 from grader.sandbox.session import Limits
 
-HIDDEN_TESTS = Path(__file__).resolve().parent / "hidden"
-HIDDEN_CONFIG = HIDDEN_TESTS / "pytest.ini"  # the hidden suite's own, wherever it runs
 PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 PARENT_POLL_SECONDS = 0.5
 

@@ -90,6 +90,26 @@ class RunResult:
     outcomes: tuple[TestOutcome, ...]
     status: str  # one of RUN_STATUSES
     reason: str = ""  # in a student's words, when status is not "completed"
+    # Seconds charged to the submission's code by the sandbox (grader.sandbox.clock), when it ran.
+    seconds: float | None = None
+
+
+@dataclass(frozen=True)
+class HiddenTest:
+    """One hidden test as reports show it, known without running anything."""
+
+    test_id: str
+    category: str
+    description: str
+    case: str = ""
+
+
+@dataclass(frozen=True)
+class JobFacts:
+    """What a grading job knows before its first result: the hidden tests, the isolation."""
+
+    hidden_tests: tuple[HiddenTest, ...]
+    isolation: str  # one line, as grader.sandbox.containment.describe says it
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,9 @@ from pathlib import Path
 from course.assemble import load_course
 from grader import ids, report, resume, run
 from grader.discover import UsageError, discover
+from grader.gradebook import ClassBook
 from grader.load import load
-from grader.model import MISSING, RunResult, Submission
+from grader.model import MISSING, JobFacts, RunResult, Submission
 from grader.score import score
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -90,55 +91,73 @@ def load_safely(found, course=None):
         return Submission(found.student, str(found.path), found.kind, (), failure=reason)
 
 
-def grade_submissions(submissions, out_dir, settings, progress=None, book=None):
-    """Run, score and report loaded submissions; return their Grades in student order.
+def grade_submissions(submissions, out_dir, settings, progress=None, book=None, shard=None):
+    """Run, score and report loaded submissions; return their summaries in student order.
 
     Each student's files, and the run result kept for resuming, are written as soon as that
     student is graded, so an interruption keeps every result already computed; grades.csv is
-    rewritten on the way out with every student finished so far. `progress`, if given, has
-    `start(total)`, called once, `advance(grade)`, called after each student graded,
-    `resume(grade)`, called instead for each student whose stored result is reused, and
-    `note(line)`, if it has one, called with one line for the instructor about anything that
-    went wrong (a refused student id, a grader failure on one student, a job that died).
+    rewritten on the way out with every student finished so far. What is kept of each student
+    in memory is their StudentSummary (grader.summary), a few hundred bytes however long their
+    report, so a run's memory does not grow with the class.
+
+    `progress`, if given, has `start(total)`, called once, `advance(grade)`, called after each
+    student graded, `resume(grade)`, called instead for each student whose stored result is
+    reused, and `note(line)`, if it has one, called with one line for the instructor about
+    anything that went wrong (a refused student id, a grader failure, a job that died).
     `book`, a grader.gradebook.ClassBook if given, adds a "missing" row for each rostered
-    student who sent nothing and keeps each student's summary, with its late penalty, as it
-    comes in; grades.csv then has its columns too.
+    student who sent nothing, with its late penalty each summary it keeps; grades.csv then has
+    its columns too. `shard`, a grader.shards.Shard if given, grades only its slice of the class.
     """
+    book = book if book is not None else ClassBook()
     refused = ids.refusals(s.student for s in submissions)
     submissions = [_refuse(s, refused.get(s.student)) for s in submissions]
+    missing = book.missing_results(s.student for s in submissions)
+    if shard is not None:
+        everyone = [s.student for s in submissions] + [r.submission.student for r in missing]
+        chosen = shard.students(everyone)
+        submissions = [s for s in submissions if s.student in chosen]
+        missing = [r for r in missing if r.submission.student in chosen]
     version = resume.grader_version(settings)
     pairs = [_with_fingerprint(s, version) for s in submissions]
     submissions = [submission for submission, _key in pairs]
     keys = {submission.student: key for submission, key in pairs}
-    grading = _Grading(out_dir, keys, progress, refused, book)
-    missing = book.missing_results(keys) if book else []
+    grading = _Grading(out_dir, keys, progress, refused, book, version)
     if progress:
         progress.start(len(submissions) + len(missing))
     try:
         stored = [_stored_result(out_dir, s, keys[s.student]) for s in submissions]
         for result in filter(None, stored):
             grading.record(result, resumed=True)
-        for result in missing:
-            grading.record(result)
         to_run = [s for s, kept in zip(submissions, stored, strict=True) if kept is None]
-        for submission in to_run:
-            if submission.failure is not None:
-                grading.record(RunResult(submission, (), "error", reason=submission.failure))
-            elif submission.error is not None:
-                grading.record(RunResult(submission, (), "unreadable", reason=submission.error))
-        runnable = [s for s in to_run if s.error is None and s.failure is None]
-        run.run_submissions(
-            runnable,
-            settings,
-            on_result=grading.record,
-            log_dir=Path(out_dir) / run.LOG_FOLDER,
-            on_note=grading.note,
-        )
+        # Recorded once the hidden tests are known, which the jobs tell as they start.
+        grading.waiting = [*missing, *map(_result_without_running, filter(_not_runnable, to_run))]
+        runnable = [s for s in to_run if not _not_runnable(s)]
+        if runnable:
+            run.run_submissions(
+                runnable,
+                settings,
+                on_result=grading.record,
+                log_dir=Path(out_dir) / run.LOG_FOLDER,
+                on_note=grading.note,
+                on_facts=grading.learn,
+            )
+        grading.record_waiting()
     finally:
         with _signals_held():
             grading.write_grades()
             report.write_timings(grading.finished_after, out_dir)
-    return [grading.grades[student] for student in sorted(grading.grades)]
+    return [s for s in book.summaries() if s.student in grading.recorded]
+
+
+def _not_runnable(submission):
+    return submission.error is not None or submission.failure is not None
+
+
+def _result_without_running(submission):
+    """Return the result of a submission nothing of which can run: refused, failed or unreadable."""
+    if submission.failure is not None:
+        return RunResult(submission, (), "error", reason=submission.failure)
+    return RunResult(submission, (), "unreadable", reason=submission.error)
 
 
 def _refuse(submission, reason):
@@ -178,41 +197,67 @@ def _stored_result(out_dir, submission, key):
 class _Grading:
     """Scores and reports each result as it comes in, keeping it for a later resumed run."""
 
-    def __init__(self, out_dir, keys, progress, refused, book=None):
+    def __init__(self, out_dir, keys, progress, refused, book, version):
         self.out_dir = out_dir
         self.keys = keys
         self.progress = progress
         self.refused = refused  # student ids whose files must not be written
         self.course = load_course()
-        self.hidden_tests = run.hidden_tests()
+        self.book = book
+        self.version = version
+        self.facts = None  # the hidden tests and isolation, once known
         self.started = time.monotonic()
-        self.grades = {}
+        self.recorded = set()  # students whose result is in the book
+        self.waiting = []  # results to record once the hidden tests are known
         self.finished_after = {}  # only students graded in this run
         self.grades_written = -math.inf  # when grades.csv was last rewritten during the run
-        self.book = book
-        if book is not None:
-            book.use_catalogue(self.hidden_tests)
+
+    @property
+    def hidden_tests(self):
+        """Return the hidden tests: from this run's jobs, an earlier run's record, or a listing."""
+        if self.facts is None:
+            facts = resume.stored_facts(self.out_dir, self.version)
+            if facts is None:  # no job runs and nothing is stored: ask a job to list them
+                facts = JobFacts(run.hidden_tests(), "")
+            self.learn(facts)
+        return self.facts.hidden_tests
+
+    def learn(self, facts):
+        """Take what the jobs know (hidden tests, isolation) before their first result."""
+        if self.facts is None or not self.facts.isolation:
+            self.facts = facts
+            self.book.use_catalogue(facts.hidden_tests)
+            if facts.isolation:  # from jobs of this run: kept for a run that resumes them all
+                with contextlib.suppress(Exception):
+                    resume.save_facts(self.out_dir, self.version, facts)
+            if self.progress is not None and hasattr(self.progress, "learn"):
+                self.progress.learn(facts)
+        self.record_waiting()
+
+    def record_waiting(self):
+        """Record the results that waited for the hidden tests."""
+        waiting, self.waiting = self.waiting, []
+        for result in waiting:
+            self.record(result)
 
     def write_grades(self):
         """Write grades.csv with every student recorded so far (and the book's columns)."""
-        if self.book is None:
-            report.write_grades(self.grades.values(), self.out_dir)
-        else:
-            columns = (self.book.grades_columns(), self.book.grades_cells)
-            report.write_grades(self.grades.values(), self.out_dir, columns)
+        columns = (self.book.grades_columns(), self.book.grades_cells)
+        summaries = [s for s in self.book.summaries() if s.student in self.recorded]
+        report.write_grades(summaries, self.out_dir, columns)
 
     def record(self, result, resumed=False):
         """Score, report and keep one result; a result already recorded is ignored."""
         student = result.submission.student
-        if student in self.grades:
+        if student in self.recorded:
             return
+        self.hidden_tests  # noqa: B018 - known before the first student is scored
         # A student's files are written all together or not at all, whatever signal comes.
         with _signals_held():
             grade = self._grade(result, resumed)
-            self.grades[student] = grade
-            if self.book is not None:
-                page = Path(self.out_dir) / student / "feedback.html"
-                self.book.add(grade, has_feedback=page.is_file())
+            self.recorded.add(student)
+            page = Path(self.out_dir) / student / "feedback.html"
+            self.book.add(grade, seconds=result.seconds, has_feedback=page.is_file())
             if not resumed:
                 self.finished_after[student] = time.monotonic() - self.started
                 # Rewritten as students finish, so even kill -9 leaves a usable grades.csv (the

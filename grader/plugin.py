@@ -109,7 +109,7 @@ class GradingPlugin:
         except LoadFailure as failure:
             session.stop()
             status = failure.status if failure.status in RUN_STATUSES else "error"
-            return self.result_for_all(failure.status, status, failure.reason)
+            return self.result_for_all(failure.status, status, failure.reason, session.spent)
         self.current = session
         outcomes = []
         try:
@@ -147,10 +147,16 @@ class GradingPlugin:
                 "status": "timeout",
                 "reason": f"{reason} {notes}".strip(),
                 "outcomes": outcomes,
+                "seconds": session.spent,
             }
-        return {"status": "completed", "reason": notes, "outcomes": outcomes}
+        return {
+            "status": "completed",
+            "reason": notes,
+            "outcomes": outcomes,
+            "seconds": session.spent,
+        }
 
-    def result_for_all(self, test_status, status, reason):
+    def result_for_all(self, test_status, status, reason, seconds=None):
         """Return a result in which every hidden test ended with the same status."""
         outcomes = [dict(entry, status=test_status, output="") for entry in self.catalogue]
-        return {"status": status, "reason": reason, "outcomes": outcomes}
+        return {"status": status, "reason": reason, "outcomes": outcomes, "seconds": seconds}

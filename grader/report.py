@@ -68,8 +68,8 @@ def _umask():
     return mask
 
 
-def grades_csv(grades, columns=None):
-    """Return the text of grades.csv: one row per student, sorted by student id.
+def grades_csv(summaries, columns=None):
+    """Return the text of grades.csv: one row per student (a StudentSummary), by student id.
 
     `columns`, if given, is (names, cells_for): more columns after status, and a function
     giving a student's cells for them (the gradebook's late penalty and comment).
@@ -78,16 +78,15 @@ def grades_csv(grades, columns=None):
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["student", "score", "max_score", *CATEGORIES, "status", *names])
-    for grade in sorted(grades, key=lambda g: g.run.submission.student):
-        points = {c.category: c.points for c in grade.categories}
+    for summary in sorted(summaries, key=lambda s: s.student):
         writer.writerow(
             [
-                grade.run.submission.student,
-                feedback.format_points(grade.score),
-                feedback.format_points(grade.max_score),
-                *(feedback.format_points(points.get(c, 0.0)) for c in CATEGORIES),
-                grade.run.status,
-                *(cells_for(grade.run.submission.student) if names else ()),
+                summary.student,
+                feedback.format_points(summary.score),
+                feedback.format_points(summary.max_score),
+                *map(feedback.format_points, summary.points),
+                summary.status,
+                *(cells_for(summary.student) if names else ()),
             ]
         )
     return buffer.getvalue()
@@ -158,9 +157,9 @@ def write_student(grade, out_dir, course=None):
     write_atomically(folder / "feedback.html", feedback.render_html(blocks, title))
 
 
-def write_grades(grades, out_dir, columns=None):
+def write_grades(summaries, out_dir, columns=None):
     """Write grades.csv for every graded student (with more `columns`, as grades_csv says)."""
-    write_atomically(Path(out_dir) / GRADES_FILE, grades_csv(grades, columns))
+    write_atomically(Path(out_dir) / GRADES_FILE, grades_csv(summaries, columns))
 
 
 def write_timings(seconds_by_student, out_dir):

@@ -18,7 +18,7 @@ import sys
 from dataclasses import asdict, fields
 from pathlib import Path
 
-from grader.model import RUN_STATUSES, TEST_STATUSES, RunResult, TestOutcome
+from grader.model import RUN_STATUSES, TEST_STATUSES, HiddenTest, JobFacts, RunResult, TestOutcome
 from grader.report import write_atomically
 from grader.sandbox.containment import RUNTIME_FILES, RUNTIME_FOLDERS
 
@@ -111,6 +111,7 @@ def save(out_dir, result, key):
         "fingerprint": key,
         "status": result.status,
         "reason": result.reason,
+        "seconds": result.seconds,
         "outcomes": [asdict(outcome) for outcome in result.outcomes],
     }
     text = json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
@@ -129,11 +130,14 @@ def stored_result(out_dir, submission, key):
             return None
         outcomes = tuple(_outcome(item) for item in document["outcomes"])
         status, reason = document["status"], document["reason"]
+        seconds = document.get("seconds")
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError):
         return None
     if status not in RUN_STATUSES or not isinstance(reason, str):
         return None
-    return RunResult(submission, outcomes, status, reason)
+    if type(seconds) not in (int, float):
+        seconds = None
+    return RunResult(submission, outcomes, status, reason, seconds)
 
 
 def _outcome(item):
@@ -144,3 +148,34 @@ def _outcome(item):
     if item["status"] not in TEST_STATUSES:
         raise ValueError("unknown test status")
     return TestOutcome(**item)
+
+
+# Under STORE_FOLDER: the hidden tests and isolation of a run. A dot first: no student id starts
+# with one (grader.ids), so it never meets a student's record.
+FACTS_RECORD = ".facts.json"
+
+
+def save_facts(out_dir, version, facts):
+    """Keep what the jobs of a run under grader `version` knew (grader.model.JobFacts)."""
+    document = {
+        "version": version,
+        "isolation": facts.isolation,
+        "hidden_tests": [asdict(test) for test in facts.hidden_tests],
+    }
+    text = json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    write_atomically(Path(out_dir) / STORE_FOLDER / FACTS_RECORD, text)
+
+
+def stored_facts(out_dir, version):
+    """Return the JobFacts a run under grader `version` kept in `out_dir`, or None."""
+    try:
+        text = (Path(out_dir) / STORE_FOLDER / FACTS_RECORD).read_text(encoding="utf-8")
+        document = json.loads(text)
+        if document["version"] != version or not isinstance(document["isolation"], str):
+            return None
+        tests = tuple(HiddenTest(**test) for test in document["hidden_tests"])
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError):
+        return None
+    if not all(isinstance(value, str) for test in tests for value in asdict(test).values()):
+        return None
+    return JobFacts(tests, document["isolation"])

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from grader import dispatch
 from grader.dispatch import FACTS
-from grader.model import RunResult, Submission, TestOutcome
+from grader.model import HiddenTest, JobFacts, RunResult, Submission, TestOutcome
 from grader.sandbox.cleanup import temporary_folder
 
 LOST_REASON = (
@@ -50,25 +50,8 @@ class RunSettings:
     isolation: str = "auto"
 
 
-@dataclass(frozen=True)
-class HiddenTest:
-    """One hidden test as reports show it, known without running anything."""
-
-    test_id: str
-    category: str
-    description: str
-    case: str = ""
-
-
-@dataclass(frozen=True)
-class JobFacts:
-    """What a job knows before its first result: the hidden tests, and the isolation in force."""
-
-    hidden_tests: tuple[HiddenTest, ...]
-    isolation: str  # one line, as grader.sandbox.containment.describe says it
-
-
-def _hidden_tests_of(catalogue) -> tuple[HiddenTest, ...]:
+def hidden_tests_of(catalogue) -> tuple[HiddenTest, ...]:
+    """Return the hidden tests a catalogue (as a job writes it: plain dicts) lists."""
     return tuple(
         HiddenTest(t["test_id"], t["category"], t["description"], t["case"]) for t in catalogue
     )
@@ -82,7 +65,7 @@ def hidden_tests():
     with temporary_folder("grader-list-") as folder:
         listing = folder / "tests.json"
         dispatch.run_job(["--list", str(listing)], folder / "list.log").wait()
-        return _hidden_tests_of(json.loads(listing.read_text(encoding="utf-8")))
+        return hidden_tests_of(json.loads(listing.read_text(encoding="utf-8")))
 
 
 def run_submissions(
@@ -93,7 +76,10 @@ def run_submissions(
     on_note: Callable[[str], None] | None = None,
     on_facts: Callable[[JobFacts], None] | None = None,
 ) -> list[RunResult]:
-    """Grade every submission; call `on_result` as each finishes; return results in input order.
+    """Grade every submission; call `on_result` as each finishes, or return results in order.
+
+    With `on_result`, each result is handed on and not kept (a class's outcomes never pile up
+    in memory), and the list returned holds None for every submission.
 
     A job that dies or fails has its log copied to `log_dir` (when given) as job-N.log, and
     `on_note` (when given) gets one line for the instructor saying so and where the log is.
@@ -159,7 +145,7 @@ class _Batch:
             path = self.folder / "results" / FACTS
             try:
                 data = json.loads(path.read_text(encoding="utf-8"))
-                self.facts = JobFacts(_hidden_tests_of(data["catalogue"]), data["isolation"])
+                self.facts = JobFacts(hidden_tests_of(data["catalogue"]), data["isolation"])
             except (OSError, ValueError, KeyError, TypeError):
                 return None
             if self.on_facts:
@@ -167,8 +153,9 @@ class _Batch:
         return self.facts
 
     def deliver(self, index, result):
-        """Keep the result of submission `index` and pass it on."""
-        self.results[index] = result
+        """Pass the result of submission `index` on, or keep it when no one takes it."""
+        if self.on_result is None:
+            self.results[index] = result
         self.pending.discard(index)
         if self.on_result:
             self.on_result(result)
@@ -249,7 +236,9 @@ def _result(submission, path):
         )
         for o in data["outcomes"]
     )
-    return RunResult(submission, outcomes, data["status"], data["reason"])
+    seconds = data.get("seconds")
+    seconds = float(seconds) if type(seconds) in (int, float) else None
+    return RunResult(submission, outcomes, data["status"], data["reason"], seconds)
 
 
 def _lost(submission, tests):

@@ -1,5 +1,13 @@
 """A class splits into the same shards every time, and shards merge into one run's files."""
 
+import json
+import re
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
 import pytest
 
 from grader.discover import UsageError
@@ -64,3 +72,121 @@ def test_a_folder_the_grader_did_not_write_is_refused(tmp_path):
     (tmp_path / "photos").mkdir()
     with pytest.raises(UsageError, match="not a folder the grader wrote"):
         gather([tmp_path / "photos"], tmp_path / "final")
+
+
+# End to end: N shards graded at once here, as array tasks would be, then merged.
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "submissions"
+CLASS_FILES = [
+    "correct/reference.py",
+    "correct/json-round-trip.py",
+    "buggy/envelope/ok-is-int.py",
+    "buggy/ownership/shallow-copy-arguments.py",
+    "buggy/no_retry/retries-any-exception.py",
+    "adversarial/syntax-error.py",
+]
+# The seconds each run took differ from run to run by nature: they are kept apart in
+# timings.json and the run records, and shown in one column of the class report.
+TIMES = re.compile(r"--time-(up|down):\d+;|<td role='cell' class='number'>\d+\.\d</td>")
+
+
+def grade(*arguments):
+    done = subprocess.run(
+        [sys.executable, "-m", "grader", "grade", *map(str, arguments)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+def files_of(folder):
+    """Return every file the grader wrote in `folder`, by path, with times taken out."""
+    found = {}
+    for path in sorted(folder.rglob("*")):
+        name = path.relative_to(folder).as_posix()
+        if path.is_dir() or name == "timings.json":
+            continue
+        data = path.read_text(encoding="utf-8")
+        if name.startswith(".resume/") and not name.endswith(".facts.json"):
+            data = json.dumps(dict(json.loads(data), seconds=None))
+        found[name] = TIMES.sub("", data) if name == "report.html" else data
+    return found
+
+
+def test_shards_graded_at_once_merge_into_exactly_the_files_of_one_run(tmp_path):
+    submissions = tmp_path / "class"
+    submissions.mkdir()
+    for number, name in enumerate(CLASS_FILES):
+        shutil.copyfile(FIXTURES / name, submissions / f"student-{number}.py")
+    (tmp_path / "roster.csv").write_text(
+        "id\n" + "".join(f"student-{n}\n" for n in range(len(CLASS_FILES) + 1))
+    )
+    options = ["--roster", tmp_path / "roster.csv", "--lms", "canvas"]
+    grade(submissions, "--out", tmp_path / "one-run", *options)
+    count = 3
+    with ThreadPoolExecutor(count) as pool:  # as array tasks on three machines would
+        list(
+            pool.map(
+                lambda k: grade(
+                    submissions,
+                    "--out",
+                    tmp_path / f"part-{k}",
+                    "--shard",
+                    f"{k}/{count}",
+                    *options,
+                ),
+                range(1, count + 1),
+            )
+        )
+    parts = [tmp_path / f"part-{k}" for k in range(1, count + 1)]
+    merged = grade(submissions, "--out", tmp_path / "merged", "--merge", *parts, *options)
+    assert f"reused {len(CLASS_FILES)} results" in merged.stdout
+    one_run, merged_files = files_of(tmp_path / "one-run"), files_of(tmp_path / "merged")
+    assert merged_files.keys() == one_run.keys()
+    for name, data in one_run.items():
+        assert merged_files[name] == data, name
+    graded = [
+        row.split(",")[0]
+        for part in parts
+        for row in (part / "grades.csv").read_text().splitlines()[1:]
+    ]
+    assert sorted(graded) == [f"student-{n}" for n in range(len(CLASS_FILES) + 1)]
+
+
+def test_a_student_no_shard_finished_is_graded_by_the_merge(tmp_path):
+    submissions = tmp_path / "class"
+    submissions.mkdir()
+    for number, name in enumerate(CLASS_FILES[:3]):
+        shutil.copyfile(FIXTURES / name, submissions / f"student-{number}.py")
+    grade(submissions, "--out", tmp_path / "part-1", "--shard", "1/2")
+    merged = grade(submissions, "--out", tmp_path / "merged", "--merge", tmp_path / "part-1")
+    assert "reused 2 results" in merged.stdout and "graded 1" in merged.stdout
+    rows = (tmp_path / "merged" / "grades.csv").read_text().splitlines()[1:]
+    assert [row.split(",")[0] for row in rows] == ["student-0", "student-1", "student-2"]
+
+
+def test_shard_and_merge_in_one_run_is_a_usage_error(tmp_path):
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "grader",
+            "grade",
+            str(tmp_path),
+            "--out",
+            str(tmp_path / "o"),
+            "--shard",
+            "1/2",
+            "--merge",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "grader: error: --shard and --merge go in separate runs: grade the shards, then merge"
+    ]

@@ -1,0 +1,101 @@
+"""What a grading run shows the instructor: a progress bar, then one table and a few lines."""
+
+from grader.feedback import format_points
+from grader.model import CATEGORIES
+
+
+def interrupted_message(progress, out_dir):
+    """Say in one line what an interrupted run kept and how to finish it."""
+    return (
+        f"Interrupted: {progress.done} of {progress.total} students graded, their reports "
+        f"kept in {out_dir}/. Run the same command again to resume and grade the rest."
+    )
+
+
+def resumed_message(progress):
+    """Say in one line how many results an earlier run had already produced."""
+    graded = progress.done - progress.resumed
+    return (
+        f"Resumed: reused {progress.resumed} results from an earlier run into this folder "
+        f"and graded {graded}."
+    )
+
+
+class ProgressBar:
+    """A one-line progress bar on a terminal, one line per student elsewhere."""
+
+    WIDTH = 30
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.total = 0
+        self.done = 0
+        self.resumed = 0
+        self.notes = []  # lines for the instructor, printed under the summary table
+        self.isolation = ""  # how the jobs shut student code in, once they say
+
+    def start(self, total):
+        """Set how many students are to be graded and draw the empty bar."""
+        self.total = total
+        self._draw("")
+
+    def advance(self, grade):
+        """Count one more graded student."""
+        self.done += 1
+        self._draw(grade.run.submission.student)
+
+    def resume(self, grade):
+        """Count one more student whose result an earlier run already produced."""
+        self.done += 1
+        self.resumed += 1
+        self._draw(f"{grade.run.submission.student} (resumed)")
+
+    def note(self, line):
+        """Keep one line for the instructor, to print with the summary."""
+        self.notes.append(line)
+
+    def learn(self, facts):
+        """Keep what the grading jobs said of themselves (grader.model.JobFacts)."""
+        self.isolation = facts.isolation
+
+    def finish(self):
+        """End the bar's line."""
+        if self.stream.isatty():
+            self.stream.write("\n")
+            self.stream.flush()
+
+    def _draw(self, student):
+        filled = self.WIDTH * self.done // max(self.total, 1)
+        bar = "#" * filled + "-" * (self.WIDTH - filled)
+        line = f"grading [{bar}] {self.done}/{self.total} {student}"
+        if self.stream.isatty():
+            self.stream.write("\r" + line.ljust(self.WIDTH + 40))
+        elif student:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+
+def summary_table(summaries):
+    """Return the end-of-run table: one row per student with score, status and category points."""
+    header = ["student", "score", "status", *CATEGORIES]
+    rows = [
+        [
+            _shown(s.student),
+            f"{format_points(s.score)}/{format_points(s.max_score)}",
+            s.status,
+            *map(format_points, s.points),
+        ]
+        for s in summaries
+    ]
+    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
+    lines = [
+        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+        for row in [header, *rows]
+    ]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def _shown(student):
+    """Return a student id as it can be printed in one cell: as a literal if it holds a tab."""
+    return student if student.isprintable() else repr(student)

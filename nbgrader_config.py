@@ -11,6 +11,16 @@ c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
 c.CourseDirectory.source_directory = "solutions"
 c.CourseDirectory.release_directory = "lessons"
 
+# nbgrader's own ignore list, and the record the check cells keep beside a notebook that ran
+# (course/history.py): advice for the student, never part of a submission or a feedback folder.
+c.CourseDirectory.ignore = [
+    ".ipynb_checkpoints",
+    "*.pyc",
+    "__pycache__",
+    "feedback",
+    ".check-history.json",
+]
+
 # The exchange: where release_assignment puts the lessons for students to fetch, and where their
 # submit lands for collect. Students' own nbgrader_config.py names the same two (README.md, "The
 # exchange cycle"). Rename the course id to your course. The exchange folder must be on a file

@@ -51,6 +51,11 @@ def returns_arguments():
     return {"does": "return_arguments"}
 
 
+def falsy(handler):
+    """The same handler, as a callable object whose truth value is False."""
+    return {**handler, "falsy": True}
+
+
 def flaky(value):
     """A handler that fails on its first call and would succeed on a second."""
     return {"does": "flaky", "exception": "runtime_error", "message": MARKER, "value": tag(value)}

@@ -149,6 +149,7 @@ class SubmissionSession:
             "op": "run",
             "request": scenario["request"],
             "tools": list(scenario["tools"]),
+            "falsy": [name for name, spec in scenario["tools"].items() if spec.get("falsy")],
             "fixtures": toolbox.fixtures(),
             "repeat": scenario.get("repeat", 1),
             "mutate_value": bool(scenario.get("mutate_value")),

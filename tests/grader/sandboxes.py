@@ -1,10 +1,20 @@
 """Builders shared by the sandbox tests: one submission's session on a job's fork server."""
 
+from pathlib import Path
+
 from grader.model import CodeUnit
 from grader.sandbox.session import Limits, SubmissionSession
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "submissions"
+REFERENCE = (FIXTURES / "correct" / "reference.py").read_text(encoding="utf-8")
 
 
 def session_for(server, source, serial=0, **limits):
     """Return a session for one submission made of `source`, with `limits` over the defaults."""
     unit = CodeUnit("submission", "submission.py", source)
     return SubmissionSession([unit], Limits(**limits), server, serial)
+
+
+def reference_with(code):
+    """Return the reference, then `code`, which may call the reference's own as `_honest`."""
+    return f"{REFERENCE}\n_honest = invoke_tool\n{code}"

@@ -26,7 +26,13 @@ from grader.sandbox.inside import seal
 from grader.sandbox.inside.channel import MEMORY_REPLY, REPLY_FD, REQUEST_FD, Channel
 from grader.sandbox.inside.kinds import build, make_exception, mutate_deeply
 from grader.sandbox.inside.picture import tag, type_name
-from grader.sandbox.inside.report import Records, describe, shares_with_request
+from grader.sandbox.inside.report import (
+    Records,
+    describe,
+    exception_state,
+    note_return,
+    shares_with_request,
+)
 from grader.sandbox.inside.rules import (
     CTYPES,
     FRAME_ATTRIBUTES,
@@ -203,6 +209,7 @@ class Guard:
                 "op": "run",
                 "request": self.records.request,
                 "tools": list(message["tools"]),
+                "falsy": list(message.get("falsy", ())),
                 "keyword": keyword,
                 "repeat": message.get("repeat", 1),
             }
@@ -244,6 +251,7 @@ class Guard:
 
     def returned(self, _box, envelope):
         self.records.envelopes.append(envelope)
+        note_return(self.records, envelope)
         if len(self.records.envelopes) >= self.records.options.get("repeat", 1):
             self.describe()
 
@@ -255,7 +263,8 @@ class Guard:
         """Describe the scenario now, as `invoke_tool` returns: no student code has run since."""
         records = self.records
         raised = records.raised
-        if raised is not None and type(raised) is MemoryError:
+        own = any(raised is error for error in records.thrown)  # a tool's, passed on
+        if raised is not None and type(raised) is MemoryError and not own:
             records.observation = MEMORY_REPLY
             return
         records.observation = describe(records, records.released)
@@ -303,6 +312,7 @@ class Guard:
         if "raise" in answer:
             error = make_exception(answer["raise"]["kind"], answer["raise"]["message"])
             records.thrown.append(error)
+            records.thrown_states.append(exception_state(error))
             return error
         if answer.get("return") == "fixture":
             result = records.fixtures.get(name)

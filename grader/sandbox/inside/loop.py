@@ -44,7 +44,8 @@ def serve():
             audit("grader.loaded", None, outcome, invoke_tool)
             outcome = module = None
             continue
-        tools = {name: stand_in(name, audit) for name in message["tools"]}
+        falsy = message["falsy"]
+        tools = {name: stand_in(name, audit, name in falsy) for name in message["tools"]}
         request, keyword = message["request"], message["keyword"]
         audit("grader.begin", None, tools)
         for _ in range(message["repeat"]):
@@ -72,8 +73,12 @@ def flush(streams):
             stream.flush()
 
 
-def tool(name, audit):
-    """Return the callable that stands for one tool: each call is answered by the trusted side."""
+def tool(name, audit, falsy=False):
+    """Return the callable that stands for one tool: each call is answered by the trusted side.
+
+    With `falsy`, it is a callable object whose truth value is False: a handler is any callable,
+    and `if not handler` must not take it for a missing one.
+    """
 
     def call(arguments):
         box = [arguments, None]
@@ -89,7 +94,22 @@ def tool(name, audit):
         return result
 
     call.__name__ = call.__qualname__ = name
-    return call
+    return FalsyTool(call) if falsy else call
+
+
+class FalsyTool:
+    """A tool that is a callable object whose truth value is False."""
+
+    __slots__ = ("_call",)
+
+    def __init__(self, call):
+        self._call = call
+
+    def __call__(self, arguments):
+        return self._call(arguments)
+
+    def __bool__(self):
+        return False
 
 
 def refuse(what):

@@ -29,13 +29,20 @@ class Records:
     def __init__(self, request, options):
         self.request = request
         self.request_before = tag(request)
+        # The request's lists and dicts as handed in, kept alive so that their ids stay theirs:
+        # one taken out of the request (a popped "arguments") is still the caller's.
+        self.request_held = _held(request)
         self.options = options
         self.fixtures = {}  # tool name -> the very object a tool holds
         self.tools = None  # the dict given to invoke_tool
         self.stubs = {}  # tool name -> the callable put in it
         self.handed = []  # every value a tool call returned
         self.thrown = []  # every exception a tool call raised
+        self.thrown_states = []  # what each of those carried when it was raised
         self.envelopes = []
+        # Each envelope's value as invoke_tool returned it, with the ids of its lists and dicts
+        # then: a later call that reuses the envelope cannot hide the earlier value.
+        self.returned_values = []
         self.raised = None
         self.observation = None  # described as invoke_tool returns, sent at the scenario's end
         self.released = []  # what describing let go of, for the loop to free
@@ -62,7 +69,7 @@ def _describe(records, released):
         "reused_object": any(_is_input(envelope, records) for envelope in envelopes),
         "same_envelope": len(envelopes) > 1 and envelopes[0] is envelopes[1],
         "value_shared": _value_shared(records),
-        "value_reused": _value_reused(envelopes),
+        "value_reused": _value_reused(records),
     }
     observation["request_changed"] = observation["request_after"] != records.request_before
     observation["arguments_shared"] = records.arguments_shared
@@ -81,8 +88,31 @@ def _describe_raised(records):
     raised = records.raised
     if raised is None:
         return None
-    same = any(raised is error for error in records.thrown)
-    return {"type": type_name(type(raised)), "same_object": same}
+    found = [i for i, error in enumerate(records.thrown) if raised is error]
+    described = {"type": type_name(type(raised)), "same_object": bool(found)}
+    if found:
+        # Rule 8: the very same object, unchanged: what it carried, it still carries.
+        before, now = records.thrown_states[found[0]], exception_state(raised)
+        described["changed"] = [
+            name
+            for name, old, new in zip(_STATE_NAMES, before, now, strict=True)
+            if not (old is new or (type(old) is type(new) is int and old == new))
+        ]
+    return described
+
+
+_ARGS = BaseException.__dict__["args"].__get__
+_CAUSE = BaseException.__dict__["__cause__"].__get__
+_SUPPRESS = BaseException.__dict__["__suppress_context__"].__get__
+_INSTANCE_DICT = BaseException.__dict__["__dict__"].__get__
+_STATE_NAMES = ("args", "notes", "note_count", "cause", "suppress_context")
+
+
+def exception_state(error):
+    """Return what an exception carries, read through BaseException's own descriptors only."""
+    notes = dict.get(_INSTANCE_DICT(error), "__notes__")
+    count = list.__len__(notes) if type(notes) is list else -1
+    return (_ARGS(error), notes, count, _CAUSE(error), _SUPPRESS(error))
 
 
 def _tools_changed(records):
@@ -99,19 +129,26 @@ def _is_input(envelope, records):
 
 
 def shares_with_request(records, arguments):
-    """Say whether `arguments` (given to a tool) holds a list or dict the request holds."""
-    return bool(_containers(arguments) & _containers(records.request))
+    """Say whether `arguments` (given to a tool) holds a list or dict the request holds or held."""
+    request = records.request_held.keys() | _containers(records.request)
+    return bool(_containers(arguments) & request)
 
 
-def _containers(value):
-    """Return the ids of every non-scalar object reachable from `value` through lists and dicts."""
-    found, stack = set(), [value]
+def note_return(records, envelope):
+    """Keep the value an envelope carries as invoke_tool returns it, with its containers' ids."""
+    value = dict.get(envelope, "value") if issubclass(type(envelope), dict) else None
+    records.returned_values.append((value, _containers(value)))
+
+
+def _held(value):
+    """Return every non-scalar object reachable from `value` through lists and dicts, by id."""
+    found, stack = {}, [value]
     while stack and len(found) < _WALK_LIMIT:
         node = stack.pop()
         kind = type(node)
         if kind in _SCALARS or id(node) in found:
             continue
-        found.add(id(node))
+        found[id(node)] = node
         if issubclass(kind, dict):
             stack.extend(dict.keys(node))
             stack.extend(dict.values(node))
@@ -122,29 +159,26 @@ def _containers(value):
     return found
 
 
+def _containers(value):
+    """Return the ids of every non-scalar object reachable from `value` through lists and dicts."""
+    return set(_held(value))
+
+
 def _value_shared(records):
     """Say whether a returned value shares an object with the request or a tool's objects."""
-    held = _containers(records.request)
+    held = records.request_held.keys() | _containers(records.request)
     for fixture in records.fixtures.values():
         held |= _containers(fixture)
     for value in records.handed:
         # The returned value itself counts: the envelope must carry a fresh copy of it.
         held |= _containers(value)
-    return any(held & _value_containers(envelope) for envelope in records.envelopes)
+    return any(held & found for _value, found in records.returned_values)
 
 
-def _value_containers(envelope):
-    """Return the ids of the lists and dicts in an envelope's value (none for a non-dict)."""
-    if not issubclass(type(envelope), dict):
-        return set()
-    return _containers(dict.get(envelope, "value"))
-
-
-def _value_reused(envelopes):
+def _value_reused(records):
     """Say whether two calls' values share a list or dict (a cache, a memo kept across calls)."""
     seen = set()
-    for envelope in envelopes:
-        found = _value_containers(envelope)
+    for _value, found in records.returned_values:
         if seen & found:
             return True
         seen |= found

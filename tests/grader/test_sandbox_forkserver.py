@@ -7,18 +7,18 @@ the next one finds nothing and grades as it would alone.
 
 import os
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from sandboxes import session_for
+from sandboxes import REFERENCE, session_for
 
 from grader.hidden.probes import returns, scenario
 from grader.sandbox.client import SandboxProblem
 from grader.sandbox.session import LoadFailure
 
-REFERENCE = (
-    Path(__file__).resolve().parents[2] / "fixtures/submissions/correct/reference.py"
-).read_text(encoding="utf-8")
+PROJECT = Path(__file__).resolve().parents[2]
 ROOT = os.geteuid() == 0
 
 
@@ -132,3 +132,33 @@ def test_how_a_worker_ended_is_reported_by_its_exit_status_or_signal(fork_server
             session.start()
         assert failure.value.status == "crash"
         assert expected in failure.value.reason, failure.value.reason
+
+
+LEAVES_NO_ZOMBIE = """
+import os, sys, time
+sys.path.insert(0, sys.argv[1])
+from grader.sandbox.client import adopt_orphans
+from grader.sandbox.forkserver import ForkServer
+adopt_orphans()  # as a grading job does: orphans of its sandboxes come to it
+with ForkServer.open(sys.argv[2]):
+    pass
+time.sleep(0.3)
+zombies = []
+for task in os.listdir(f"/proc/{os.getpid()}/task"):
+    for pid in open(f"/proc/{os.getpid()}/task/{task}/children").read().split():
+        stat = open(f"/proc/{pid}/stat").read()
+        if stat[stat.rfind(")") + 2] == "Z":
+            zombies.append(stat[: stat.rfind(")") + 1])
+print(zombies)
+"""
+
+
+@pytest.mark.parametrize("mode", ["auto", "process"])
+def test_a_job_is_left_no_zombie_by_its_sandbox(mode):
+    done = subprocess.run(
+        [sys.executable, "-c", LEAVES_NO_ZOMBIE, str(PROJECT), mode],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.strip() == "[]"

@@ -99,8 +99,9 @@ def where_name_comes_from(name, notebook, namespace, *, folder=".", course=None)
         )
     if owner is not None and owner == here:
         return (
-            f"`{name}` is this step's exercise, and its cell has not run in this kernel: run the "
-            "cell under “Your turn”, then this check again."
+            f"`{name}` is this step's exercise, and this kernel does not have it: its cell has "
+            "not run, or it stopped with an error (a SyntaxError, say). Run the cell under "
+            "“Your turn”, fix what it reports, then run this check again."
         )
     return _found_in_cells(name, here, namespace, folder, course)
 

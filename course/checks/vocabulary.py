@@ -7,6 +7,7 @@ from course.feedback import Case, run_checks, show
 
 ASCII_HINT = "Non-ASCII characters came out as \\u escapes: pass ensure_ascii=False."
 BYTES_HINT = "Return the text (a str); the byte budget of step 4 encodes it."
+TOO_DEEP = 100_000  # levels of nesting: more than Python's recursion, or json.dumps, can walk
 
 
 class Priority(enum.IntEnum):
@@ -114,6 +115,18 @@ def _cases(encode_json):
         values = (Priority.HIGH, [Label("tag")], _cycle())
         return _first(_refusal_problem(encode_json, value, why) for value in values)
 
+    def far_too_deep():
+        value = _nested(TOO_DEEP)
+        try:
+            text = encode_json(value)
+        except (TypeError, ValueError, RecursionError):
+            return None
+        return (
+            f"encode_json of a list nested {TOO_DEEP} levels deep returned {show(text)}; let "
+            "the RecursionError through (or raise TypeError or ValueError): step 7 turns it "
+            "into invalid_result."
+        )
+
     return [
         Case("Vocabulary values become the exact JSON text", plain_values),
         Case("None, False, 0, '', [] and {} are encoded like any value", falsy_values),
@@ -123,6 +136,7 @@ def _cases(encode_json):
         Case("NaN and infinities are refused", not_finite),
         Case("Dict keys that are not str are refused", string_keys_only),
         Case("IntEnum members, str subclasses and cycles are refused", exact_types_and_no_cycles),
+        Case("A value nested too deep for JSON is refused, never written", far_too_deep),
     ]
 
 

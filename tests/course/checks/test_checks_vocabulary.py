@@ -28,7 +28,7 @@ def failure_of(encode_json):
 def test_the_reference_passes_every_case():
     assert (
         check_encode_json(reference_encode_json()).summary()
-        == "All 8 checks of `encode_json` passed."
+        == "All 9 checks of `encode_json` passed."
     )
 
 
@@ -38,7 +38,7 @@ def test_a_version_that_encodes_first_and_checks_after_is_accepted():
         check_json_value(value)
         return text
 
-    assert check_encode_json(encode_json).summary() == "All 8 checks of `encode_json` passed."
+    assert check_encode_json(encode_json).summary() == "All 9 checks of `encode_json` passed."
 
 
 def test_plain_json_dumps_is_caught_letting_tuples_through():
@@ -114,3 +114,16 @@ def test_a_wrong_text_neither_hint_explains_gets_neither():
     message = failure_of(encode_json)
     assert ASCII_HINT not in message
     assert BYTES_HINT not in message
+
+
+def test_an_encode_json_that_swallows_recursion_error_is_caught():
+    def encode_json(value):
+        try:
+            check_json_value(value)
+            return json.dumps(value, ensure_ascii=False, allow_nan=False)
+        except RecursionError:
+            return "[]"  # "too deep to check, so call it empty"
+
+    message = failure_of(encode_json)
+    assert message.startswith("A value nested too deep for JSON is refused, never written")
+    assert "let the RecursionError through" in message

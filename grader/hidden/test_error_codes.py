@@ -1,8 +1,10 @@
 """Error codes: unknown_tool, the code of each exception a handler raises, and rule 8.
 
 The code follows from the exception's class alone: never from its message, attributes, notes,
-cause or context, nor from a class that merely shares a course class's name. Rule 8 is judged
-here too: whatever a handler returns or raises, invoke_tool returns an envelope.
+cause or context, nor from a class that merely shares a course class's name. A tool is any key
+of the tools table, whatever its handler's truth value. Rule 8 is judged here too: whatever a
+handler returns or raises, invoke_tool returns an envelope, and a BaseException that is not an
+Exception goes on as the very object the handler raised, unchanged.
 """
 
 import pytest
@@ -13,6 +15,7 @@ from grader.hidden.probes import (
     cases,
     code_of,
     describe_raise,
+    falsy,
     outcome_of,
     raises,
     returns,
@@ -186,6 +189,32 @@ def test_unknown_tool_with_empty_table(submission):
     assert error_of(submission.call(probe)) == "unknown_tool"
 
 
+# Handlers that are callable objects whose truth value is False: still tools, still called.
+FALSY_HANDLERS = {
+    "returns": ("for a handler object whose bool() is False", falsy(returns(ONE))),
+    "raises": (
+        "for a handler object whose bool() is False that raises NotFoundError",
+        falsy(raises("not_found")),
+    ),
+}
+
+
+@pytest.mark.parametrize("handler", cases(FALSY_HANDLERS))
+def test_a_handler_that_is_false_is_still_a_tool(submission, handler):
+    """A tool whose handler object is false in an `if` is still a known tool, never unknown_tool.
+
+    CONTRACT.md: unknown_tool is for a name that "is not a key of tools", and a handler is any
+    callable, so `if not tools.get(name)` takes such a handler for a missing tool. Whether it is
+    called at all is no_retry's question on the very same scenarios.
+    """
+    observation = submission.call(scenario(handler))
+    if handler["does"] == "raise":
+        assert error_of(observation) == "not_found"
+        return
+    assert observation.envelope is not None, describe_raise(observation)
+    assert outcome_of(observation) not in EXCEPTION_CODES
+
+
 @pytest.mark.parametrize("kind", cases({k: (w, k) for k, (w, _) in COURSE_EXCEPTIONS.items()}))
 def test_course_exception_code(submission, kind):
     """A course exception, a subclass of it, or one mixed with a built-in, gives its own code."""
@@ -293,3 +322,29 @@ def test_base_exception_propagates_unchanged(submission, kind):
     observation = submission.call(scenario(raises(kind)))
     assert observation.raised is not None, "invoke_tool returned instead of letting it propagate"
     assert observation.raised["same_object"], f"{describe_raise(observation)}, a different object"
+
+
+@pytest.mark.parametrize("kind", cases({k: (w, k) for k, w in BASE_EXCEPTIONS.items()}))
+def test_base_exception_propagates_as_raised(submission, kind):
+    """A BaseException such as KeyboardInterrupt goes on as raised: no note, no `from`, same args.
+
+    Rule 8: it "propagates unchanged: the very same object". The test above asks for the very
+    same object; this one asks that it is unchanged, by what the worker reads of it through
+    BaseException's own descriptors when the handler raised it and when invoke_tool let it go:
+    its args, its notes (the list and how many), its __cause__ and its __suppress_context__.
+
+    Each of those is something the exception carries to whoever catches it, so changing any of
+    them changes the object: a note added with add_note() is printed under every traceback of
+    it; new args are a new message; `raise error from None` is documented as setting the
+    exception's __cause__ to None and its __suppress_context__ to True, which drops a cause the
+    tool gave it and hides the context it was raised in (a Ctrl-C arriving while a tool handled
+    another error). None of them is arguable under the word "unchanged", so none is accepted.
+    What Python itself does to any exception passing through is not a change of the student's
+    making, and the grader does not ask about it: the traceback growing by the frames it passes,
+    and the __context__ Python sets when it is raised while another exception is handled.
+    """
+    observation = submission.call(scenario(raises(kind)))
+    raised = observation.raised
+    assert raised is not None, "invoke_tool returned instead of letting it propagate"
+    assert raised["same_object"], f"{describe_raise(observation)}, a different object"
+    assert raised["changed"] == [], f"invoke_tool changed its {', '.join(raised['changed'])}"

@@ -1,10 +1,16 @@
-"""No retry (rule 7): each call of invoke_tool calls the handler exactly once, whatever happens."""
+"""No retry (rule 7): each call of invoke_tool calls the handler exactly once, whatever happens.
+
+"Whatever happens" includes a handler that raises MemoryError (the worker tells the tool's own
+MemoryError passed on from running out of memory) and a handler object whose truth value is
+False, which is still a tool.
+"""
 
 import pytest
 
 from grader.hidden.probes import (
     UNKNOWN_NAMES,
     cases,
+    falsy,
     flaky,
     raises,
     returned,
@@ -13,15 +19,13 @@ from grader.hidden.probes import (
     scenario,
     unknown_tool_scenario,
 )
-from grader.hidden.results import ARGUMENT_SETS
+from grader.hidden.results import ARGUMENT_SETS, ONE
 from grader.hidden.verdicts import called_for, request_kept
-from grader.model import NotJudged
-from grader.sandbox.client import SandboxMemory
 
 pytestmark = pytest.mark.category("no_retry")
 
 HANDLERS = {
-    "success": ("for a success", returns({"n": 1})),
+    "success": ("for a success", returns(ONE)),
     "returns_none": ("for a handler that returns None", returns(None)),
     "returns_false": ("for a handler that returns False", returns(False)),
     "returns_empty": ("for a handler that returns []", returns([])),
@@ -41,22 +45,20 @@ HANDLERS = {
     "huge_int": ("for an int too long to convert", returns({"n": 10**5000})),
     "flaky": ("for a handler that would succeed on a second try", flaky({"n": 1})),
     "keyboard_interrupt": ("for KeyboardInterrupt", raises("keyboard_interrupt")),
+    # A handler is any callable: one whose truth value is False is still called (error_codes
+    # asks the very same scenarios for their code).
+    "falsy": ("for a handler object whose bool() is False", falsy(returns(ONE))),
+    "falsy_raises": (
+        "for a handler object whose bool() is False that raises NotFoundError",
+        falsy(raises("not_found")),
+    ),
 }
 
 
 @pytest.mark.parametrize("handler", cases(HANDLERS))
 def test_handler_is_called_exactly_once(submission, handler):
     """The handler is called exactly once per call of invoke_tool, whatever it returns or raises."""
-    try:
-        observation = submission.call(scenario(handler))
-    except SandboxMemory:
-        if handler != HANDLERS["memory_error"][1]:
-            raise
-        # The worker reports the handler's own MemoryError, escaping invoke_tool, as running
-        # out of memory: error_codes' case of the same scenario judges that escape (rule 8).
-        raise NotJudged(
-            "invoke_tool let the handler's MemoryError escape, which error_codes judges"
-        ) from None
+    observation = submission.call(scenario(handler))
     assert observation["calls"] == {"probe": 1}
 
 

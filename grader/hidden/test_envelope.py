@@ -228,7 +228,7 @@ OUTCOMES = {
     "success": ("after a success", "success"),
     "failure": ("after a failure", "failure"),
     "unknown_tool": ("after an unknown tool", "unknown_tool"),
-    # The ownership category's two-call scenarios, which step aside on a reused envelope.
+    # The ownership category's two-call scenarios, asked here for the envelope's own rule 9.
     "rows": ("after a success with rows", "rows"),
     "same_object": ("after a handler returns the very same object twice", "same_object"),
 }

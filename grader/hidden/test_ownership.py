@@ -3,7 +3,8 @@
 A case steps aside only where another category decided it on the very scenario it judges
 itself (grader/hidden/verdicts.py): the plain call of the value refused as invalid_result or
 with an exception's code, an envelope without a value field, invoke_tool changing the request
-or the tools by itself, a handler never called for these arguments. Raising for a value is
+or the tools by itself, a handler never called for these arguments. A reused envelope sets
+nothing aside: each value is judged as invoke_tool returned it. Raising for a value is
 judged here unless invoke_tool raises even for a bare number: raising for the very results that
 would show a shared object must not earn more here than honest sharing does. Falsy results are
 the envelope's cases, so no top-level falsy value is used here. "Nested 50 levels deep
@@ -29,6 +30,7 @@ from grader.hidden.results import (
     DEEP_50,
     LEAF,
     NESTED_ARGUMENTS,
+    ONE,
     ROSTER,
     ROWS_AND_NEXT,
     SHAPES,
@@ -94,6 +96,23 @@ def test_every_call_copies_the_arguments_afresh(submission):
     assert all(same_json(untag(copy), NESTED) for copy in received), "a later call saw changes"
     assert same_json(after, NESTED)
     assert not observation["arguments_shared"], "the handler was given the request's own objects"
+
+
+@pytest.mark.parametrize("arguments", cases(ARGUMENTS))
+def test_handler_is_given_arguments_of_its_own(submission, arguments):
+    """The handler gets its own copy of the arguments, never a list or dict the caller holds.
+
+    Rule 5 says the arguments are deep-copied before the handler is called, and that nothing
+    the handler does "at any time" reaches the caller: a handler that changes nothing now may
+    keep its argument and change it later. The caller holds every object the request held when
+    the call began, so arguments taken out of the request (`request.pop("arguments")`), handed
+    on uncopied and put back, or replaced in the request by a copy, are still the caller's.
+    The handler here changes nothing, so this is the very scenario no_retry and the envelope
+    ask with these arguments.
+    """
+    observation = submission.call(scenario(returns(ONE), arguments=arguments))
+    handler_called(submission, observation, arguments)
+    assert not observation["arguments_shared"], "the handler was given the caller's own objects"
 
 
 @pytest.mark.parametrize("arguments", cases(ARGUMENTS))
@@ -169,8 +188,8 @@ def test_two_calls_share_no_value(submission, does):
     request_kept(submission, observation)
     assert same_json(success_value(submission, observation, held), held)
     assert len(observation.envelopes) == 2, "invoke_tool did not return twice"
-    if observation["same_envelope"]:  # the second call rewrote the first's value
-        raise NotJudged("both calls returned the very same envelope, which the envelope judges")
+    # Each value is judged as invoke_tool returned it, so an envelope the second call reused
+    # (the envelope's own bug) hides no value the first call returned: no stepping aside.
     assert not observation["value_reused"], (
         "the second call's value shares objects with the first's"
     )

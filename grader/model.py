@@ -1,6 +1,6 @@
 """Plain data passed between the grader's steps: load → run → score → report."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 # The seven grading categories of CONTRACT.md, in the order reports list them.
 CATEGORIES = (
@@ -90,8 +90,9 @@ class RunResult:
     outcomes: tuple[TestOutcome, ...]
     status: str  # one of RUN_STATUSES
     reason: str = ""  # in a student's words, when status is not "completed"
-    # Seconds charged to the submission's code by the sandbox (grader.sandbox.clock), when it ran.
-    seconds: float | None = None
+    # Seconds charged to the submission's code by the sandbox (grader.sandbox.clock), when it ran:
+    # they differ from run to run, so results with the same verdicts are equal whatever they say.
+    seconds: float | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,17 @@ def falsy(handler):
     return {**handler, "falsy": True}
 
 
+# Handlers that are callable objects whose truth value is False: still tools. error_codes asks
+# their codes and no_retry that each is called once, on these very scenarios.
+FALSY_HANDLERS = {
+    "falsy": ("for a handler object whose bool() is False", falsy(returns({"n": 1}))),
+    "falsy_raises": (
+        "for a handler object whose bool() is False that raises NotFoundError",
+        falsy(raises("not_found")),
+    ),
+}
+
+
 def flaky(value):
     """A handler that fails on its first call and would succeed on a second."""
     return {"does": "flaky", "exception": "runtime_error", "message": MARKER, "value": tag(value)}

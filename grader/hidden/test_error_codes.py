@@ -10,12 +10,12 @@ Exception goes on as the very object the handler raised, unchanged.
 import pytest
 
 from grader.hidden.probes import (
+    FALSY_HANDLERS,
     ROOMY,
     UNKNOWN_NAMES,
     cases,
     code_of,
     describe_raise,
-    falsy,
     outcome_of,
     raises,
     returns,
@@ -187,16 +187,6 @@ def test_unknown_tool_with_empty_table(submission):
     probe = unknown_tool_scenario(tool="probe")
     probe["tools"] = {}
     assert error_of(submission.call(probe)) == "unknown_tool"
-
-
-# Handlers that are callable objects whose truth value is False: still tools, still called.
-FALSY_HANDLERS = {
-    "returns": ("for a handler object whose bool() is False", falsy(returns(ONE))),
-    "raises": (
-        "for a handler object whose bool() is False that raises NotFoundError",
-        falsy(raises("not_found")),
-    ),
-}
 
 
 @pytest.mark.parametrize("handler", cases(FALSY_HANDLERS))

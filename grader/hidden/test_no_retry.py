@@ -8,9 +8,9 @@ False, which is still a tool.
 import pytest
 
 from grader.hidden.probes import (
+    FALSY_HANDLERS,
     UNKNOWN_NAMES,
     cases,
-    falsy,
     flaky,
     raises,
     returned,
@@ -45,13 +45,7 @@ HANDLERS = {
     "huge_int": ("for an int too long to convert", returns({"n": 10**5000})),
     "flaky": ("for a handler that would succeed on a second try", flaky({"n": 1})),
     "keyboard_interrupt": ("for KeyboardInterrupt", raises("keyboard_interrupt")),
-    # A handler is any callable: one whose truth value is False is still called (error_codes
-    # asks the very same scenarios for their code).
-    "falsy": ("for a handler object whose bool() is False", falsy(returns(ONE))),
-    "falsy_raises": (
-        "for a handler object whose bool() is False that raises NotFoundError",
-        falsy(raises("not_found")),
-    ),
+    **FALSY_HANDLERS,  # a handler is any callable, whatever its truth value
 }
 
 

@@ -92,3 +92,11 @@ def test_a_hidden_test_that_asks_for_another_fixture_is_refused():
     item.fixturenames = ["submission", "request"]
     item.obj = lambda submission: None
     assert direct_arguments(item) == ("submission",)
+
+
+def test_a_falsy_handler_is_a_case_of_the_code_and_of_the_call_only(catalogue):
+    """error_codes asks a falsy handler's code and no_retry its call, each for every such case."""
+    asked = {(test.category, test.case) for test in catalogue if "bool() is False" in test.case}
+    words = {case for _, case in asked}
+    assert len(words) >= 2
+    assert asked == {(category, case) for category in ("error_codes", "no_retry") for case in words}

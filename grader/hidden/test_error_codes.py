@@ -323,15 +323,22 @@ def test_base_exception_propagates_as_raised(submission, kind):
     BaseException's own descriptors when the handler raised it and when invoke_tool let it go:
     its args, its notes (the list and how many), its __cause__ and its __suppress_context__.
 
-    Each of those is something the exception carries to whoever catches it, so changing any of
-    them changes the object: a note added with add_note() is printed under every traceback of
-    it; new args are a new message; `raise error from None` is documented as setting the
-    exception's __cause__ to None and its __suppress_context__ to True, which drops a cause the
-    tool gave it and hides the context it was raised in (a Ctrl-C arriving while a tool handled
-    another error). None of them is arguable under the word "unchanged", so none is accepted.
-    What Python itself does to any exception passing through is not a change of the student's
-    making, and the grader does not ask about it: the traceback growing by the frames it passes,
-    and the __context__ Python sets when it is raised while another exception is handled.
+    Could "unchanged" mean no more than "the very same object"? Then the word would add nothing
+    to the words after the colon; the contract asks for both, and elsewhere (rule 9) "changes"
+    means any edit to an object the caller holds. So each of the four counts:
+    - A note (add_note, or appending to __notes__) is text the tool never put there, printed
+      under every traceback of the exception. PEP 678 made notes to enrich an exception on its
+      way up, but the contract, which wins over a language's habits, asks for it unchanged.
+    - New args are a new message: what str() of the exception says.
+    - `raise error from None` is documented as setting the exception's __cause__ (to None) and
+      its __suppress_context__ (to True): it drops a cause the tool gave it and hides the
+      context it was raised in, say a Ctrl-C that arrived while the tool handled another error.
+      The exceptions raised here carry neither, so here it shows only as __suppress_context__
+      turned on; that is still an attribute of the object set by the student's statement, and
+      the statement is there to change how the exception reads, so it is not accepted.
+    What Python does to every exception that passes through a frame is no change of the
+    student's and is accepted, unasked: its traceback growing by the frames it leaves, and the
+    __context__ Python sets when it is raised again while another exception is being handled.
     """
     observation = submission.call(scenario(raises(kind)))
     raised = observation.raised

@@ -19,7 +19,7 @@ from dataclasses import asdict, fields
 from pathlib import Path
 
 from grader.model import RUN_STATUSES, TEST_STATUSES, HiddenTest, JobFacts, RunResult, TestOutcome
-from grader.report import write_atomically
+from grader.report import readable_json, write_atomically
 from grader.sandbox.containment import RUNTIME_FILES, RUNTIME_FOLDERS
 
 STORE_FOLDER = ".resume"
@@ -112,10 +112,18 @@ def save(out_dir, result, key):
         "status": result.status,
         "reason": result.reason,
         "seconds": result.seconds,
-        "outcomes": [asdict(outcome) for outcome in result.outcomes],
+        "outcomes": [_fields_of(outcome, _OUTCOME_FIELDS) for outcome in result.outcomes],
     }
-    text = json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
-    write_atomically(record_path(out_dir, result.submission.student), text)
+    write_atomically(record_path(out_dir, result.submission.student), readable_json(document))
+
+
+_OUTCOME_FIELDS = tuple(field.name for field in fields(TestOutcome))
+_TEST_FIELDS = tuple(field.name for field in fields(HiddenTest))
+
+
+def _fields_of(item, names):
+    """Return a dataclass's fields as a dict (asdict would deep-copy every string, slowly)."""
+    return {name: getattr(item, name) for name in names}
 
 
 def stored_result(out_dir, submission, key):
@@ -142,7 +150,7 @@ def stored_result(out_dir, submission, key):
 
 def _outcome(item):
     """Rebuild one TestOutcome, raising ValueError unless `item` is exactly one."""
-    names = [field.name for field in fields(TestOutcome)]
+    names = _OUTCOME_FIELDS
     if sorted(item) != sorted(names) or not all(isinstance(item[n], str) for n in names):
         raise ValueError("not a test outcome")
     if item["status"] not in TEST_STATUSES:
@@ -160,10 +168,9 @@ def save_facts(out_dir, version, facts):
     document = {
         "version": version,
         "isolation": facts.isolation,
-        "hidden_tests": [asdict(test) for test in facts.hidden_tests],
+        "hidden_tests": [_fields_of(test, _TEST_FIELDS) for test in facts.hidden_tests],
     }
-    text = json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
-    write_atomically(Path(out_dir) / STORE_FOLDER / FACTS_RECORD, text)
+    write_atomically(Path(out_dir) / STORE_FOLDER / FACTS_RECORD, readable_json(document))
 
 
 def stored_facts(out_dir, version):
@@ -176,6 +183,6 @@ def stored_facts(out_dir, version):
         tests = tuple(HiddenTest(**test) for test in document["hidden_tests"])
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError):
         return None
-    if not all(isinstance(value, str) for test in tests for value in asdict(test).values()):
+    if not all(isinstance(getattr(test, n), str) for test in tests for n in _TEST_FIELDS):
         return None
     return JobFacts(tests, document["isolation"])

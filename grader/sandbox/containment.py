@@ -191,19 +191,21 @@ def bubblewrap_works(isolation: Isolation) -> bool:
         _collect_stray_bubblewrap()
 
 
+def children_of(pid):
+    """Return the process ids of the children of process `pid` (none if it cannot be read)."""
+    try:
+        tasks = Path(f"/proc/{pid}/task").iterdir()
+        return {int(child) for task in tasks for child in (task / "children").read_text().split()}
+    except (OSError, ValueError):
+        return set()
+
+
 def _collect_stray_bubblewrap():
     """Reap bubblewrap processes the probe left to this one (a job adopts orphans): no zombies.
 
     Only ended children named bwrap are collected, so no other child's status is taken.
     """
-    own = Path(f"/proc/{os.getpid()}/task")
-    try:
-        children = {
-            int(pid) for task in own.iterdir() for pid in (task / "children").read_text().split()
-        }
-    except (OSError, ValueError):
-        return
-    for pid in children:
+    for pid in children_of(os.getpid()):
         try:
             stat = Path(f"/proc/{pid}/stat").read_text()
         except OSError:

@@ -16,6 +16,7 @@ import json
 import os
 import socket
 import subprocess
+import time
 from collections.abc import Iterator
 
 from grader.sandbox import containment
@@ -46,10 +47,16 @@ class ForkServer:
         with temporary_folder("grader-runtime-") as folder:
             isolation = containment.choose_isolation(containment.prepare_runtime(folder), wanted)
             server = cls(isolation)
+            server.spawn_ready()  # it imports while the job collects its tests
             try:
                 yield server
             finally:
                 server.close()
+
+    def spawn_ready(self) -> None:
+        """Start the fork server now, if it is not running, so that it is warm when needed."""
+        if self.process is None or self.process.poll() is not None:
+            self._start()
 
     def spawn(self, fds: list[int], scratch: str | None) -> int:
         """Fork a worker with these descriptors; return its number for `kill`.
@@ -57,8 +64,7 @@ class ForkServer:
         `fds` are, in order: the request pipe's reading end, the reply pipe's writing end, the
         output file, the status pipe's writing end and any `cgroup.procs` files to join.
         """
-        if self.process is None or self.process.poll() is not None:
-            self._start()
+        self.spawn_ready()
         self.spawned += 1
         message = {
             "op": "spawn",
@@ -76,6 +82,9 @@ class ForkServer:
 
     def close(self) -> None:
         """Stop the fork server, which kills every worker it still has."""
+        # Under bubblewrap the server runs below a process of bubblewrap's own, which outlives
+        # bubblewrap and comes to this process when it adopts orphans (a job does): reap it.
+        below = set() if self.process is None else containment.children_of(self.process.pid)
         if self.control is not None:
             self.control.close()
             self.control = None
@@ -86,6 +95,7 @@ class ForkServer:
                 self.process.kill()
                 self.process.wait()
             self.process = None
+        _reap(below)
 
     def _start(self) -> None:
         self.close()
@@ -114,3 +124,16 @@ class ForkServer:
         data = json.dumps(message).encode("ascii")
         rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))] if fds else []
         self.control.sendmsg([data], rights)
+
+
+def _reap(pids: set[int]) -> None:
+    """Collect these processes if they became this one's children, waiting briefly for each."""
+    deadline = time.monotonic() + STOP_SECONDS
+    for pid in pids:
+        while True:
+            try:
+                if os.waitpid(pid, os.WNOHANG)[0] or time.monotonic() > deadline:
+                    break
+            except ChildProcessError:  # not ours: the system's first process reaps it
+                break
+            time.sleep(0.005)

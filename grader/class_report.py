@@ -32,6 +32,7 @@ from grader.model import (
     POINTS_PER_CATEGORY,
     STOPPED_STATUSES,
     Grade,
+    RunStatus,
 )
 from grader.report import write_atomically
 from grader.summary import CatalogueTest, StudentSummary, error_summary, summarize
@@ -240,12 +241,12 @@ def stopped_runs(summaries: Sequence[StudentSummary]) -> list[tuple[str, str]]:
 
 # How the report words each run status (grader.model.RUN_STATUSES), in the students' table.
 RUN_STATUS_WORDS = {
-    "completed": "every hidden test ran",
-    "timeout": "timed out",
-    "crash": "crashed",
-    "error": "could not run",
-    "unreadable": "the submission could not be read",
-    MISSING: "no submission was received",
+    RunStatus.COMPLETED: "every hidden test ran",
+    RunStatus.TIMEOUT: "timed out",
+    RunStatus.CRASH: "crashed",
+    RunStatus.ERROR: "could not run",
+    RunStatus.UNREADABLE: "the submission could not be read",
+    RunStatus.MISSING: "no submission was received",
 }
 
 

@@ -7,19 +7,19 @@ without a Markdown library.
 import html
 
 from grader import hints
-from grader.model import CATEGORIES, SETTLED
+from grader.model import CATEGORIES, SETTLED, TestStatus
 
 # How the feedback page words each test status.
 STATUS_WORDS = {
-    "passed": "passed",
-    "failed": "failed",
-    "timeout": "timed out",
-    "crash": "crashed",
-    "error": "could not run",
-    "memory": "used too much memory",
-    "output_limit": "printed too much",
-    "forbidden": "used something the grader does not allow",
-    "not_judged": "not judged here: another category's test already decided this case",
+    TestStatus.PASSED: "passed",
+    TestStatus.FAILED: "failed",
+    TestStatus.TIMEOUT: "timed out",
+    TestStatus.CRASH: "crashed",
+    TestStatus.ERROR: "could not run",
+    TestStatus.MEMORY: "used too much memory",
+    TestStatus.OUTPUT_LIMIT: "printed too much",
+    TestStatus.FORBIDDEN: "used something the grader does not allow",
+    TestStatus.NOT_JUDGED: "not judged here: another category's test already decided this case",
 }
 
 CASES_SHOWN = 6  # failed cases named per test before "and N more"

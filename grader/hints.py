@@ -5,7 +5,7 @@ student can learn from them without being handed the tests.
 """
 
 from course.assemble import load_course
-from grader.model import NOT_JUDGED
+from grader.model import NOT_JUDGED, TestStatus
 
 # What each category is about, in a student's words. Keys are grader.model.CATEGORIES.
 CONCEPTS = {
@@ -46,22 +46,23 @@ CONCEPTS = {
     ),
 }
 
-# What a test's non-"passed" status means, for statuses that are not a plain wrong answer.
+# What a test's status means, for the statuses that stopped the code or refused it (a wrong
+# answer gets its category's hint, a step aside NOT_JUDGED_HINT).
 STATUS_HINTS = {
-    "timeout": (
+    TestStatus.TIMEOUT: (
         "Your code did not finish in time. Look for a loop that never ends, in invoke_tool or "
         "in code that runs when the file loads."
     ),
-    "crash": (
+    TestStatus.CRASH: (
         "Your code stopped the grading process before it could answer, for example by calling "
         "exit() or sys.exit() or os._exit(). invoke_tool must return an envelope instead."
     ),
-    "error": "Your invoke_tool could not be called, so this test could not check it.",
-    "memory": "Your code used more memory than the grader allows.",
-    "output_limit": (
+    TestStatus.ERROR: "Your invoke_tool could not be called, so this test could not check it.",
+    TestStatus.MEMORY: "Your code used more memory than the grader allows.",
+    TestStatus.OUTPUT_LIMIT: (
         "Your code printed far more than the grader allows. Remove large or repeated print calls."
     ),
-    "forbidden": (
+    TestStatus.FORBIDDEN: (
         "Your code used something the grader does not allow in graded code, such as looking at "
         "the grader's own frames or objects, starting threads, installing signal handlers or "
         "writing to the grader's pipes. invoke_tool needs only its arguments: remove that code."

@@ -1,6 +1,7 @@
 """Plain data passed between the grader's steps: load → run → score → report."""
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 # The seven grading categories of CONTRACT.md, in the order reports list them.
 CATEGORIES = (
@@ -14,30 +15,52 @@ CATEGORIES = (
 )
 POINTS_PER_CATEGORY = 10
 
-# How one hidden test ended. Anything but "passed" earns no points for that test.
-# "forbidden": the code used something the grader refuses (frames, gc, hooks, the channel...).
-# "not_judged": the case was already decided by another category's rule (the test stepped
-# aside); it counts neither for nor against its own category.
-TEST_STATUSES = (
-    "passed",
-    "failed",
-    "timeout",
-    "crash",
-    "error",
-    "memory",
-    "output_limit",
-    "forbidden",
-    "not_judged",
-)
-NOT_JUDGED = "not_judged"
+
+class TestStatus(StrEnum):
+    """How one hidden test ended. Anything but PASSED earns no points for that test."""
+
+    __test__ = False  # a vocabulary, not a test class: keeps pytest from collecting it
+
+    PASSED = "passed"
+    FAILED = "failed"
+    TIMEOUT = "timeout"
+    CRASH = "crash"
+    ERROR = "error"
+    MEMORY = "memory"
+    OUTPUT_LIMIT = "output_limit"
+    # The code used something the grader refuses (frames, gc, hooks, the channel...).
+    FORBIDDEN = "forbidden"
+    # Another category's rule already decided the case (the test stepped aside): it counts
+    # neither for nor against its own category.
+    NOT_JUDGED = "not_judged"
+
+
+class RunStatus(StrEnum):
+    """How a submission's run as a whole ended (RunResult.status)."""
+
+    COMPLETED = "completed"
+    TIMEOUT = "timeout"
+    CRASH = "crash"
+    ERROR = "error"
+    UNREADABLE = "unreadable"
+    # A student on the roster (grade --roster) sent nothing, so nothing ran; the row scores 0.
+    MISSING = "missing"
+
+
+# The members as plain tuples, in their order (statuses travel as their string values).
+TEST_STATUSES = tuple(TestStatus)
+RUN_STATUSES = tuple(RunStatus)
+NOT_JUDGED = TestStatus.NOT_JUDGED
+MISSING = RunStatus.MISSING
 # Test statuses that say nothing is wrong with the code in the test's own category.
-SETTLED = ("passed", NOT_JUDGED)
-# How a submission's run as a whole ended (RunResult.status). "missing": a student on the
-# roster (grade --roster) sent nothing, so nothing ran; the row scores 0.
-RUN_STATUSES = ("completed", "timeout", "crash", "error", "unreadable", "missing")
-MISSING = "missing"
+SETTLED = (TestStatus.PASSED, TestStatus.NOT_JUDGED)
 # Test statuses that say the code stopped before it could answer, for the class report.
-STOPPED_STATUSES = ("timeout", "crash", "memory", "output_limit")
+STOPPED_STATUSES = (
+    TestStatus.TIMEOUT,
+    TestStatus.CRASH,
+    TestStatus.MEMORY,
+    TestStatus.OUTPUT_LIMIT,
+)
 
 
 class NotJudged(Exception):

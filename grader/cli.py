@@ -7,6 +7,7 @@ from pathlib import Path
 from grader import class_report, gradescope, late, lms, roster
 from grader.discover import UsageError
 from grader.gradebook import ClassBook, GradebookSettings
+from grader.model import Limits
 from grader.pipeline import Interrupted, find_submissions, grade_submissions, stop_on_signals
 from grader.progress import ProgressBar, interrupted_message, resumed_message, summary_table
 from grader.run import RunSettings
@@ -16,6 +17,7 @@ from grader.shards import Shard, gather
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_CLASS = PROJECT_ROOT / "fixtures" / "sample-class"
 DEFAULT_OUT = Path("grades")
+DEFAULTS = Limits()
 USAGE_EXIT = 2
 
 
@@ -47,30 +49,31 @@ def build_parser():
     grade.add_argument(
         "--timeout",
         type=_positive(float),
-        default=10.0,
+        default=DEFAULTS.timeout,
         metavar="S",
-        help="seconds of its own processor time allowed per submission (default 10)",
+        help="seconds of its own processor time allowed per submission "
+        f"(default {DEFAULTS.timeout:g})",
     )
     grade.add_argument(
         "--memory",
         type=_positive(int),
-        default=512,
+        default=DEFAULTS.memory_mb,
         metavar="MIB",
-        help="memory allowed to a submission's process, in MiB (default 512)",
+        help=f"memory allowed to a submission's process, in MiB (default {DEFAULTS.memory_mb})",
     )
     grade.add_argument(
         "--processes",
         type=_positive(int),
-        default=64,
+        default=DEFAULTS.processes,
         metavar="N",
-        help="processes and threads a submission may run at once (default 64)",
+        help=f"processes and threads a submission may run at once (default {DEFAULTS.processes})",
     )
     grade.add_argument(
         "--output-limit",
         type=_positive(int),
-        default=64,
+        default=DEFAULTS.output_limit // 1024,
         metavar="KIB",
-        help="printed output kept per test, in KiB (default 64)",
+        help=f"printed output kept per test, in KiB (default {DEFAULTS.output_limit // 1024})",
     )
     grade.add_argument(
         "--lms",
@@ -175,17 +178,17 @@ def main(argv=None):
             print(f"Gradescope autograder written to {written}")
             return 0
         if args.command is None:
-            return _grade([str(SAMPLE_CLASS)], DEFAULT_OUT, jobs=1, timeout=10.0)
-        limits = {
-            "memory_mb": args.memory,
-            "processes": args.processes,
-            "output_limit": args.output_limit * 1024,
-        }
+            return _grade([str(SAMPLE_CLASS)], DEFAULT_OUT, jobs=1)
+        limits = Limits(
+            timeout=args.timeout,
+            memory_mb=args.memory,
+            processes=args.processes,
+            output_limit=args.output_limit * 1024,
+        )
         return _grade(
             args.submissions,
             args.out,
             jobs=args.jobs,
-            timeout=args.timeout,
             lms_system=args.lms,
             limits=limits,
             isolation=args.isolation,
@@ -208,7 +211,7 @@ def gradebook_settings(args):
     )
 
 
-def _grade(paths, out_dir, *, jobs, timeout, lms_system=None, limits=None, **more):
+def _grade(paths, out_dir, *, jobs, lms_system=None, limits=DEFAULTS, **more):
     """Grade `paths` into `out_dir`; `more` holds isolation, gradebook, shard and merge."""
     isolation, gradebook = more.get("isolation", "auto"), more.get("gradebook")
     if more.get("shard") and more.get("merge"):
@@ -223,7 +226,7 @@ def _grade(paths, out_dir, *, jobs, timeout, lms_system=None, limits=None, **mor
         except RuntimeError as error:
             raise UsageError(str(error)) from None
     progress = ProgressBar(sys.stderr)
-    settings = RunSettings(jobs=jobs, timeout=timeout, isolation=isolation, **(limits or {}))
+    settings = RunSettings(jobs=jobs, limits=limits, isolation=isolation)
     try:
         with stop_on_signals():
             grades = grade_submissions(

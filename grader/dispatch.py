@@ -40,24 +40,27 @@ class JobProcess:
 class Jobs:
     """The job processes of one run and the pipe they notify on."""
 
-    def __init__(self, submissions, limits, folder):
-        """Start `limits["jobs"]` jobs over `submissions`, dealt out in turn."""
+    def __init__(self, submissions, count, settings, folder):
+        """Start `count` jobs over `submissions`, dealt out in turn, each with `settings`.
+
+        `settings` is the job input's own part (limits and isolation: see grader.job).
+        """
         self.folder = folder
         (folder / "results").mkdir()
         self.notify_read, notify_write = os.pipe()
         self.jobs: list[JobProcess] = []
         try:
-            count = max(1, min(limits.pop("jobs"), len(submissions)))
+            count = max(1, min(count, len(submissions)))
             for number in range(count if submissions else 0):
-                self.jobs.append(self._start(number, count, submissions, limits, notify_write))
+                self.jobs.append(self._start(number, count, submissions, settings, notify_write))
         finally:
             os.close(notify_write)
 
-    def _start(self, number, count, submissions, limits, notify_write):
+    def _start(self, number, count, submissions, settings, notify_write):
         indexes = list(range(number, len(submissions), count))
         entries = [_entry(index, submissions[index]) for index in indexes]
         input_path = self.folder / f"job-{number}.json"
-        input_path.write_text(json.dumps({"limits": limits, "submissions": entries}), "utf-8")
+        input_path.write_text(json.dumps({**settings, "submissions": entries}), "utf-8")
         log = self.folder / f"job-{number}.log"
         arguments = [str(input_path), str(self.folder / "results")]
         process = run_job(arguments, log, notify_write)

@@ -17,7 +17,7 @@ from pathlib import Path
 from course.assemble import ExerciseCell, load_course
 from grader.discover import Found
 from grader.gradescope import SELFCHECK_FILES, SELFCHECK_FOLDER, BundleSettings
-from grader.model import Submission
+from grader.model import Limits, Submission
 from grader.pipeline import grade_submissions, load_safely
 from grader.report import results_json, write_atomically
 from grader.run import RunSettings
@@ -82,7 +82,7 @@ def required_isolation(settings: BundleSettings) -> containment.Isolation:
 
 def run_settings(settings: BundleSettings) -> RunSettings:
     """Return how to run: one job, a generous time limit, the isolation the bundle requires."""
-    return RunSettings(jobs=JOBS, timeout=TIMEOUT, isolation=settings.isolation)
+    return RunSettings(jobs=JOBS, limits=Limits(timeout=TIMEOUT), isolation=settings.isolation)
 
 
 def autograde(root=DEFAULT_ROOT, settings=None, isolation=None):

@@ -23,13 +23,12 @@ from pathlib import Path
 import pytest
 
 from grader.dispatch import FACTS, notifier
-from grader.model import CodeUnit
+from grader.model import CodeUnit, Limits
 from grader.paths import HIDDEN_CONFIG, HIDDEN_TESTS
 from grader.plugin import GradingPlugin
 from grader.sandbox.client import adopt_orphans
 from grader.sandbox.containment import describe
 from grader.sandbox.forkserver import ForkServer
-from grader.sandbox.session import Limits
 
 PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 PARENT_POLL_SECONDS = 0.5
@@ -126,8 +125,8 @@ def grade(input_path, output_dir):
         write_json(Path(output_dir) / f"{key}.json", result)
         notify()
 
-    settings = dict(data["limits"])
-    wanted = settings.pop("isolation", "auto")
+    limits = Limits(**data["limits"])
+    wanted = data["isolation"]
     adopt_orphans()
     # One runtime copy and one warm fork server per job: every worker is forked from it.
     with ForkServer.open(wanted) as server:
@@ -137,9 +136,7 @@ def grade(input_path, output_dir):
             write_json(Path(output_dir) / FACTS, facts)
             notify()
 
-        plugin = GradingPlugin(
-            read_entries(data), Limits(**settings), on_finished, server, on_collected
-        )
+        plugin = GradingPlugin(read_entries(data), limits, on_finished, server, on_collected)
         return pytest.main(pytest_arguments(), plugins=[plugin])
 
 

@@ -63,6 +63,17 @@ STOPPED_STATUSES = (
 )
 
 
+@dataclass(frozen=True)
+class Limits:
+    """What one submission is held to: the one home of these limits and of their defaults."""
+
+    timeout: float = 10.0  # seconds charged to the whole submission (grader.sandbox.clock)
+    test_timeout: float = 2.0  # seconds charged to one test, loading included
+    output_limit: int = 65536  # bytes of printed output kept per test
+    memory_mb: int = 512  # memory of a worker (shared memory and tmpfs files included), MiB
+    processes: int = 64  # processes (and threads) a worker's user may have at once
+
+
 class NotJudged(Exception):
     """Raised by a hidden test whose case another category's rule has already decided."""
 

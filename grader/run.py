@@ -14,12 +14,12 @@ job processes.)
 import json
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from grader import dispatch
 from grader.dispatch import FACTS
-from grader.model import HiddenTest, JobFacts, RunResult, Submission, TestOutcome
+from grader.model import HiddenTest, JobFacts, Limits, RunResult, Submission, TestOutcome
 from grader.sandbox.cleanup import temporary_folder
 
 LOST_REASON = (
@@ -38,15 +38,12 @@ class RunSettings:
     """How to run: job processes, the limits each submission is held to, and its isolation.
 
     `isolation` is "auto" (bubblewrap where it works, else the fallback; see
-    grader/sandbox/containment.py) or "process" to force the fallback.
+    grader/sandbox/containment.py), "bubblewrap" to require it, or "process" to force the
+    fallback.
     """
 
     jobs: int = 1
-    timeout: float = 10.0  # seconds charged per submission (grader.sandbox.clock)
-    test_timeout: float = 2.0  # seconds charged per test
-    output_limit: int = 65536  # bytes of printed output kept per test
-    memory_mb: int = 512  # memory per worker, in MiB
-    processes: int = 64  # processes and threads per worker
+    limits: Limits = field(default_factory=Limits)
     isolation: str = "auto"
 
 
@@ -90,7 +87,8 @@ def run_submissions(
         # with remove_tree, which nothing a student leaves there can stop.
         batch = _Batch(submissions, folder, on_result, log_dir, on_note)
         batch.on_facts = on_facts
-        jobs = dispatch.Jobs(submissions, {"jobs": settings.jobs, **_limits(settings)}, folder)
+        job_settings = {"limits": asdict(settings.limits), "isolation": settings.isolation}
+        jobs = dispatch.Jobs(submissions, settings.jobs, job_settings, folder)
         batch.jobs = jobs.jobs
         batch.pending = {index for job in batch.jobs for index in job.indexes}
         try:
@@ -111,17 +109,6 @@ def run_submissions(
         for job in batch.jobs:
             batch.end(job)  # one that failed after its last result is noted too
     return batch.results
-
-
-def _limits(settings):
-    return {
-        "timeout": settings.timeout,
-        "test_timeout": settings.test_timeout,
-        "output_limit": settings.output_limit,
-        "memory_mb": settings.memory_mb,
-        "processes": settings.processes,
-        "isolation": settings.isolation,
-    }
 
 
 class _Batch:

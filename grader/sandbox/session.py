@@ -9,7 +9,6 @@ code computes, wall time while it waits.
 
 import math
 import time
-from dataclasses import dataclass
 
 from grader.sandbox.client import (
     SandboxForbidden,
@@ -21,17 +20,6 @@ from grader.sandbox.client import (
 from grader.sandbox.clock import WALL_FACTOR, Stopwatch
 from grader.sandbox.handlers import Toolbox
 from grader.sandbox.inside.picture import untag
-
-
-@dataclass(frozen=True)
-class Limits:
-    """The limits one submission is held to."""
-
-    timeout: float = 10.0  # seconds charged to the whole submission (see grader.sandbox.clock)
-    test_timeout: float = 2.0  # seconds charged to one test, loading included
-    output_limit: int = 65536  # bytes of printed output kept per test
-    memory_mb: int = 512  # address space of a worker, in MiB
-    processes: int = 64  # processes (and threads) a worker's user may have at once
 
 
 class OutputLimit(SandboxProblem):

@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from grader.model import CodeUnit
-from grader.sandbox.session import Limits, SubmissionSession
+from grader.model import CodeUnit, Limits
+from grader.sandbox.session import SubmissionSession
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "submissions"
 REFERENCE = (FIXTURES / "correct" / "reference.py").read_text(encoding="utf-8")

@@ -3,7 +3,7 @@
 from dataclasses import replace
 
 from grader import resume
-from grader.model import CodeUnit, RunResult, Submission, TestOutcome
+from grader.model import CodeUnit, Limits, RunResult, Submission, TestOutcome
 from grader.run import RunSettings
 
 UNIT = CodeUnit(label="ada.py", filename="ada.py", source="def invoke_tool(r, t):\n    pass\n")
@@ -29,7 +29,7 @@ def test_the_fingerprint_depends_on_what_is_graded_not_where_it_lies():
 def test_the_grader_version_follows_the_limits_but_not_the_number_of_jobs():
     version = resume.grader_version(RunSettings())
     assert resume.grader_version(RunSettings(jobs=4)) == version
-    assert resume.grader_version(RunSettings(timeout=3.0)) != version
+    assert resume.grader_version(RunSettings(limits=Limits(timeout=3.0))) != version
 
 
 def test_the_grader_version_follows_the_hidden_tests_source(tmp_path, monkeypatch):

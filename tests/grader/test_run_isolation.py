@@ -5,14 +5,14 @@ from pathlib import Path
 
 import pytest
 
-from grader.model import CodeUnit, Submission
+from grader.model import CodeUnit, Limits, Submission
 from grader.run import RunSettings, hidden_tests, run_submissions
 from grader.sandbox.containment import containment_available
 
 REFERENCE = (
     Path(__file__).resolve().parents[2] / "fixtures/submissions/correct/reference.py"
 ).read_text(encoding="utf-8")
-SETTINGS = RunSettings(jobs=2, timeout=2.5, test_timeout=0.4, output_limit=4096)
+SETTINGS = RunSettings(jobs=2, limits=Limits(timeout=2.5, test_timeout=0.4, output_limit=4096))
 
 HOSTILE = {
     "loop_at_import": "while True:\n    pass\n",
@@ -127,7 +127,7 @@ def test_code_that_cannot_load_is_an_error_with_a_reason(results, name, words):
 def test_printing_megabytes_passes_with_output_cut(results):
     result = results["prints_megabytes"]
     assert statuses(result) == {"passed": len(hidden_tests())}
-    assert all(len(outcome.output) <= SETTINGS.output_limit for outcome in result.outcomes)
+    assert all(len(outcome.output) <= SETTINGS.limits.output_limit for outcome in result.outcomes)
     assert result.outcomes[0].output.startswith("xxxx")
 
 

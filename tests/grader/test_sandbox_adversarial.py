@@ -5,14 +5,16 @@ from pathlib import Path
 
 import pytest
 
-from grader.model import CodeUnit, Submission
+from grader.model import CodeUnit, Limits, Submission
 from grader.run import RunSettings, hidden_tests, run_submissions
 from grader.score import score
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures/submissions"
 REFERENCE = (FIXTURES / "correct/reference.py").read_text(encoding="utf-8")
 # A smaller memory limit than the default, so filling it fits well within the per-test limit.
-SETTINGS = RunSettings(jobs=2, timeout=3.0, test_timeout=1.0, output_limit=4096, memory_mb=256)
+SETTINGS = RunSettings(
+    jobs=2, limits=Limits(timeout=3.0, test_timeout=1.0, output_limit=4096, memory_mb=256)
+)
 # Junk in the shape the tampering fixtures fall back to: what they earn without cheating.
 JUNK = (
     "def invoke_tool(request, tools, **options):\n"

@@ -24,7 +24,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from grader.model import CATEGORIES, TEST_STATUSES, CodeUnit, Submission
+from grader.model import CATEGORIES, TEST_STATUSES, CodeUnit, Limits, Submission
 from grader.run import RunSettings, hidden_tests, run_submissions
 from grader.score import score
 
@@ -32,7 +32,9 @@ PROJECT = Path(__file__).resolve().parents[2]
 FIXTURES = PROJECT / "fixtures/submissions"
 REFERENCE = (FIXTURES / "correct/reference.py").read_text(encoding="utf-8")
 # Small limits, as in test_sandbox_adversarial.py: filling memory fits within a test's time.
-SETTINGS = RunSettings(jobs=2, timeout=3.0, test_timeout=1.0, output_limit=4096, memory_mb=256)
+SETTINGS = RunSettings(
+    jobs=2, limits=Limits(timeout=3.0, test_timeout=1.0, output_limit=4096, memory_mb=256)
+)
 # Workers run as user ids from here up (grader/sandbox/containment.py, UID_BASE).
 WORKER_UID_BASE = 200_000
 SHARED_MEMORY = "/dev/shm"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from sandboxes import session_for
 
-from grader.model import CodeUnit, Submission
+from grader.model import CodeUnit, Limits, Submission
 from grader.run import RunSettings, hidden_tests, run_submissions
 from grader.sandbox.client import adopt_orphans
 from grader.sandbox.containment import prepare_runtime
@@ -124,7 +124,9 @@ def test_the_fallback_grades_the_reference_fully_and_labels_a_hang():
         Submission(name, f"{name}.py", "python", (CodeUnit(name, f"{name}.py", source),))
         for name, source in (("reference", reference), ("hang", hang))
     ]
-    settings = RunSettings(jobs=2, timeout=2.0, test_timeout=0.4, isolation="process")
+    settings = RunSettings(
+        jobs=2, limits=Limits(timeout=2.0, test_timeout=0.4), isolation="process"
+    )
     good, bad = run_submissions(submissions, settings)
     assert good.status == "completed"
     assert [o.status for o in good.outcomes] == ["passed"] * len(hidden_tests())

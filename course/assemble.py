@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from course import supplied
+from course.contract import category_named
 
 STEPS_FILE = Path(__file__).with_name("steps.toml")
 # Names every module has, and names only Jupyter provides (graded code runs as plain Python).
@@ -154,7 +155,7 @@ def load_course(steps_file=STEPS_FILE):
             title=entry["title"],
             exercises=tuple(entry["exercises"]),
             defines=tuple(entry["defines"]),
-            categories=tuple(entry["categories"]),
+            categories=tuple(category_named(name).name for name in entry["categories"]),
         )
         for number, entry in enumerate(entries, start=1)
     )

@@ -20,11 +20,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+from course.history import HISTORY_FILE
 from tooling.paths import LESSONS_DIR, NBGRADER_CONFIG, SOLUTIONS_DIR, assignment_name, relative
 
 # nbgrader's own default ignore list (files it never copies from a source assignment), and the
 # record the check cells keep beside a notebook that was run (course/history.py).
-HISTORY_FILE = ".check-history.json"
 IGNORED = shutil.ignore_patterns(
     ".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", HISTORY_FILE
 )

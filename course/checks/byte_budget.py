@@ -1,9 +1,8 @@
 """Visible check for step 4: `budget_error` counts UTF-8 bytes and keeps the exact boundary."""
 
+from course.contract import DEFAULT_MAX_RESULT_BYTES, INVALID_RESULT, RESULT_TOO_LARGE
 from course.feedback import Case, run_checks, show
 
-TOO_LARGE = "result_too_large"
-INVALID = "invalid_result"
 # One character of each UTF-8 length, with its cost in bytes.
 CHARACTER_COSTS = (("a", 1), ("é", 2), ("東", 3), ("🚀", 4))
 
@@ -36,7 +35,7 @@ def _verdict_problem(budget_error, text, budget, expected):
         )
     if verdict is expected or (type(verdict) is str and verdict == expected):
         return None
-    if expected is INVALID:
+    if expected == INVALID_RESULT:
         facts = "The text holds a lone surrogate, which UTF-8 cannot encode."
         hints = []
     else:
@@ -58,7 +57,7 @@ def diagnosis(budget_error, text):
     sizes = {measure(text) for _name, measure in MEASURES}
     budgets = sorted({b for size in sizes for b in (size - 1, size, size + 1) if b >= 0})
     try:
-        said = {b: budget_error(text, b) == TOO_LARGE for b in budgets}
+        said = {b: budget_error(text, b) == RESULT_TOO_LARGE for b in budgets}
     except Exception:
         return []
     fitting = [
@@ -83,31 +82,42 @@ def _first(budget_error, calls):
 
 def _cases(budget_error):
     def small_text_fits():
-        return _first(budget_error, [('"ok"', 10, None), ('{"a": [1, 2]}', 4096, None)])
+        return _first(
+            budget_error, [('"ok"', 10, None), ('{"a": [1, 2]}', DEFAULT_MAX_RESULT_BYTES, None)]
+        )
 
     def exact_boundary():
         text = '{"a": [1, 2]}'  # 13 bytes, JSON syntax included
-        return _first(budget_error, [(text, 13, None), (text, 12, TOO_LARGE), (text, 14, None)])
+        return _first(
+            budget_error, [(text, 13, None), (text, 12, RESULT_TOO_LARGE), (text, 14, None)]
+        )
 
     def bytes_not_characters():
         # "東京" as JSON text: 4 characters, 8 bytes.
         return _first(
-            budget_error, [('"東京"', 8, None), ('"東京"', 7, TOO_LARGE), ('"東京"', 4, TOO_LARGE)]
+            budget_error,
+            [('"東京"', 8, None), ('"東京"', 7, RESULT_TOO_LARGE), ('"東京"', 4, RESULT_TOO_LARGE)],
         )
 
     def each_character_length():
         calls = []
         for char, cost in CHARACTER_COSTS:
             calls.append((f'"{char}"', cost + 2, None))
-            calls.append((f'"{char}"', cost + 1, TOO_LARGE))
+            calls.append((f'"{char}"', cost + 1, RESULT_TOO_LARGE))
         return _first(budget_error, calls)
 
     def zero_budget():
-        return _first(budget_error, [("", 0, None), ("0", 0, TOO_LARGE), ('""', 1, TOO_LARGE)])
+        return _first(
+            budget_error, [("", 0, None), ("0", 0, RESULT_TOO_LARGE), ('""', 1, RESULT_TOO_LARGE)]
+        )
 
     def lone_surrogate():
         return _first(
-            budget_error, [('"\ud800"', 4096, INVALID), ('["ok", "\udfff"]', 100, INVALID)]
+            budget_error,
+            [
+                ('"\ud800"', DEFAULT_MAX_RESULT_BYTES, INVALID_RESULT),
+                ('["ok", "\udfff"]', 100, INVALID_RESULT),
+            ],
         )
 
     return [

@@ -1,9 +1,8 @@
 """Visible check for step 1: `make_envelope` builds the four-key envelope under an unchanged id."""
 
+from course.contract import ENVELOPE_KEYS, FAILURE_CODES, NOT_FOUND, TOOL_FAILED
 from course.feedback import Case, run_checks, show
-from course.supplied import FAILURE_CODES as CODES
 
-ENVELOPE_KEYS = {"id", "ok", "value", "error"}
 FALSY_VALUES = (None, False, 0, "", [], {})
 OK_HINT = "\n'ok' must be the bool True or False, not 1, 0 or another true-looking value."
 OK_WAY_HINT = "\n'ok' says which way the call went: True for a success (error None), else False."
@@ -18,12 +17,12 @@ def envelope_mismatch(envelope, expected):
     """Return None when `envelope` equals `expected` key by key, with the same types, else why."""
     if not isinstance(envelope, dict):
         return f"It returned {_typed(envelope)}; an envelope is a dict."
-    if set(envelope) != ENVELOPE_KEYS:
+    if set(envelope) != set(ENVELOPE_KEYS):
         return (
             f"Its keys are {sorted(map(str, envelope))}; an envelope has exactly the keys "
             "'error', 'id', 'ok' and 'value' (in any order)."
         )
-    for key in ("id", "ok", "value", "error"):
+    for key in ENVELOPE_KEYS:
         got, want = envelope[key], expected[key]
         if type(got) is not type(want) or got != want:
             why = _ok_hint(got) if key == "ok" else ""
@@ -69,20 +68,23 @@ def _cases(make_envelope):
         return _first_problem(
             make_envelope,
             [
-                (7, {"error": "not_found"}, _failure(7, "not_found")),
-                ("req-2", {"error": "tool_failed"}, _failure("req-2", "tool_failed")),
+                (7, {"error": NOT_FOUND}, _failure(7, NOT_FOUND)),
+                ("req-2", {"error": TOOL_FAILED}, _failure("req-2", TOOL_FAILED)),
             ],
         )
 
     def every_code_passes_through():
-        calls = [(f"req-{code}", {"error": code}, _failure(f"req-{code}", code)) for code in CODES]
+        calls = [
+            (f"req-{code}", {"error": code}, _failure(f"req-{code}", code))
+            for code in FAILURE_CODES
+        ]
         return _first_problem(make_envelope, calls)
 
     def awkward_ids_survive():
         calls = []
         for request_id in (0, "", "0", -1, "req 東京 🚀"):
             calls.append((request_id, {"value": "done"}, _success(request_id, "done")))
-            calls.append((request_id, {"error": "not_found"}, _failure(request_id, "not_found")))
+            calls.append((request_id, {"error": NOT_FOUND}, _failure(request_id, NOT_FOUND)))
         return _first_problem(make_envelope, calls)
 
     def falsy_values_are_successes():

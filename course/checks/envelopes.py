@@ -7,6 +7,16 @@ would.
 import json
 
 from course.checks.ownership import exact_type_problem
+from course.contract import (
+    ENVELOPE_KEYS,
+    INVALID_INPUT,
+    INVALID_RESULT,
+    NOT_FOUND,
+    PERMISSION_DENIED,
+    RESULT_TOO_LARGE,
+    TOOL_FAILED,
+    UNKNOWN_TOOL,
+)
 from course.feedback import safe_text, show
 from course.supplied import (
     InvalidInputError,
@@ -16,14 +26,12 @@ from course.supplied import (
 )
 from course.tools import PRIVATE_MARKER, fixture_tools
 
-ENVELOPE_KEYS = {"id", "ok", "value", "error"}
-
 
 def envelope_problem(envelope, request_id, *, value=None, error=None):
     """Return a sentence if `envelope` is not exactly the expected one, else None."""
     if not isinstance(envelope, dict):
         return f"`invoke_tool` should return a dict envelope, but it returned {show(envelope)}."
-    if set(envelope) != ENVELOPE_KEYS:
+    if set(envelope) != set(ENVELOPE_KEYS):
         return (
             f"The envelope should have exactly the keys id, ok, value and error: {show(envelope)}."
         )
@@ -65,15 +73,15 @@ def private_texts(exc):
 
 # The classification step 2 teaches: the code of an exception, by its class alone.
 EXPECTED_CODES = (
-    (InvalidInputError, "invalid_input"),
-    (PermissionDeniedError, "permission_denied"),
-    (NotFoundError, "not_found"),
+    (InvalidInputError, INVALID_INPUT),
+    (PermissionDeniedError, PERMISSION_DENIED),
+    (NotFoundError, NOT_FOUND),
 )
 
 
 def code_for(exc):
     """Return the failure code CONTRACT.md gives an exception a handler raised."""
-    return next((code for cls, code in EXPECTED_CODES if isinstance(exc, cls)), "tool_failed")
+    return next((code for cls, code in EXPECTED_CODES if isinstance(exc, cls)), TOOL_FAILED)
 
 
 def fixture_outcome(tool, arguments, budget):
@@ -84,7 +92,7 @@ def fixture_outcome(tool, arguments, budget):
     """
     handler = fixture_tools().get(tool)
     if handler is None:
-        return None, "unknown_tool"
+        return None, UNKNOWN_TOOL
     exc = raised_by(tool, arguments)
     if exc is not None:
         return None, code_for(exc)
@@ -93,7 +101,7 @@ def fixture_outcome(tool, arguments, budget):
         check_json_value(value)
         size = len(json.dumps(value, ensure_ascii=False, allow_nan=False).encode("utf-8"))
     except (TypeError, ValueError, RecursionError):
-        return None, "invalid_result"
+        return None, INVALID_RESULT
     if size > budget:
-        return None, "result_too_large"
+        return None, RESULT_TOO_LARGE
     return json.loads(json.dumps(value)), None

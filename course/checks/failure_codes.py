@@ -1,5 +1,6 @@
 """Visible check for step 2: `failure_code` maps an exception to a stable code by class alone."""
 
+from course.contract import INVALID_INPUT, NOT_FOUND, PERMISSION_DENIED, TOOL_FAILED
 from course.feedback import Case, run_checks, show
 from course.supplied import InvalidInputError, NotFoundError, PermissionDeniedError
 from course.tools import PRIVATE_MARKER
@@ -68,31 +69,29 @@ def _cases(failure_code):
         return _first_problem(
             failure_code,
             [
-                (InvalidInputError(PRIVATE_MARKER), "invalid_input"),
-                (PermissionDeniedError(PRIVATE_MARKER), "permission_denied"),
-                (NotFoundError(PRIVATE_MARKER), "not_found"),
+                (InvalidInputError(PRIVATE_MARKER), INVALID_INPUT),
+                (PermissionDeniedError(PRIVATE_MARKER), PERMISSION_DENIED),
+                (NotFoundError(PRIVATE_MARKER), NOT_FOUND),
             ],
         )
 
     def look_alike_builtins():
         builtins = (KeyError, ValueError, PermissionError, LookupError, FileNotFoundError)
         return _first_problem(
-            failure_code, [(cls(PRIVATE_MARKER), "tool_failed") for cls in builtins]
+            failure_code, [(cls(PRIVATE_MARKER), TOOL_FAILED) for cls in builtins]
         )
 
     def anything_else():
         others = (RuntimeError, ZeroDivisionError, TypeError, ProbeBug, Exception)
-        return _first_problem(
-            failure_code, [(cls(PRIVATE_MARKER), "tool_failed") for cls in others]
-        )
+        return _first_problem(failure_code, [(cls(PRIVATE_MARKER), TOOL_FAILED) for cls in others])
 
     def subclasses_and_mixins():
         return _first_problem(
             failure_code,
             [
-                (MissingCityError(PRIVATE_MARKER), "not_found"),
-                (BadDateError(PRIVATE_MARKER), "invalid_input"),
-                (LockedError(PRIVATE_MARKER), "permission_denied"),
+                (MissingCityError(PRIVATE_MARKER), NOT_FOUND),
+                (BadDateError(PRIVATE_MARKER), INVALID_INPUT),
+                (LockedError(PRIVATE_MARKER), PERMISSION_DENIED),
             ],
         )
 
@@ -100,10 +99,10 @@ def _cases(failure_code):
         return _first_problem(
             failure_code,
             [
-                (ValueError("invalid_input"), "tool_failed"),
-                (KeyError("not_found"), "tool_failed"),
-                (InvalidInputError("permission_denied"), "invalid_input"),
-                (NotFoundError(), "not_found"),
+                (ValueError(INVALID_INPUT), TOOL_FAILED),
+                (KeyError(NOT_FOUND), TOOL_FAILED),
+                (InvalidInputError(PERMISSION_DENIED), INVALID_INPUT),
+                (NotFoundError(), NOT_FOUND),
             ],
         )
 
@@ -111,9 +110,9 @@ def _cases(failure_code):
         return _first_problem(
             failure_code,
             [
-                (_unreadable(InvalidInputError), "invalid_input"),
-                (_unreadable(NotFoundError), "not_found"),
-                (_unreadable(RuntimeError), "tool_failed"),
+                (_unreadable(InvalidInputError), INVALID_INPUT),
+                (_unreadable(NotFoundError), NOT_FOUND),
+                (_unreadable(RuntimeError), TOOL_FAILED),
             ],
         )
 

@@ -11,6 +11,16 @@ import traceback
 
 from course.assemble import load_course
 from course.checks.envelopes import envelope_problem, private_texts, raised_by
+from course.contract import (
+    DEFAULT_MAX_RESULT_BYTES,
+    INVALID_INPUT,
+    INVALID_RESULT,
+    NOT_FOUND,
+    PERMISSION_DENIED,
+    RESULT_TOO_LARGE,
+    TOOL_FAILED,
+    UNKNOWN_TOOL,
+)
 from course.feedback import Case, CheckReport, run_checks, safe_text, show
 from course.tools import CallCounter, FixtureTools, fixture_tools
 
@@ -43,7 +53,7 @@ def _ids_kept(invoke_tool):
         success = invoke_tool(_request("lookup_user", {"user_id": "u-002"}, request_id), tools)
         failure = invoke_tool(_request("lookup_user", {"user_id": "u-999"}, request_id), tools)
         problem = envelope_problem(success, request_id, value=user) or envelope_problem(
-            failure, request_id, error="not_found"
+            failure, request_id, error=NOT_FOUND
         )
         if problem:
             return problem
@@ -51,13 +61,13 @@ def _ids_kept(invoke_tool):
 
 
 FAILURES = (
-    ("convert_temperature", {"celsius": "hot"}, "invalid_input"),
-    ("convert_temperature", {"celsius": -300}, "invalid_input"),
-    ("read_document", {"as_user": "u-002", "document_id": "d-001"}, "permission_denied"),
-    ("read_document", {"as_user": "u-002", "document_id": "d-999"}, "not_found"),
-    ("lookup_user", {"user_id": "u-999"}, "not_found"),
-    ("send_email", {"to": "u-001"}, "unknown_tool"),
-    ("usage_stats", {"user_id": "u-001"}, "tool_failed"),
+    ("convert_temperature", {"celsius": "hot"}, INVALID_INPUT),
+    ("convert_temperature", {"celsius": -300}, INVALID_INPUT),
+    ("read_document", {"as_user": "u-002", "document_id": "d-001"}, PERMISSION_DENIED),
+    ("read_document", {"as_user": "u-002", "document_id": "d-999"}, NOT_FOUND),
+    ("lookup_user", {"user_id": "u-999"}, NOT_FOUND),
+    ("send_email", {"to": "u-001"}, UNKNOWN_TOOL),
+    ("usage_stats", {"user_id": "u-001"}, TOOL_FAILED),
 )
 
 
@@ -73,7 +83,7 @@ def _failure_codes(invoke_tool):
 def _nothing_leaks(invoke_tool):
     # Checked before the codes and the ids, so a leak is named as a leak wherever it shows.
     for tool, arguments, code in FAILURES:
-        if code == "unknown_tool":
+        if code == UNKNOWN_TOOL:
             continue  # no handler ran, so there is no exception to leak
         envelope = invoke_tool(_request(tool, arguments, 4), fixture_tools())
         text = show(envelope) if not isinstance(envelope, dict) else safe_text(envelope)
@@ -89,8 +99,8 @@ def _nothing_leaks(invoke_tool):
 
 def _bad_results(invoke_tool):
     checks = (
-        ("user_tags", {"user_id": "u-001"}, 4096, "invalid_result"),
-        ("export_everything", {}, 4096, "result_too_large"),
+        ("user_tags", {"user_id": "u-001"}, DEFAULT_MAX_RESULT_BYTES, INVALID_RESULT),
+        ("export_everything", {}, DEFAULT_MAX_RESULT_BYTES, RESULT_TOO_LARGE),
     )
     for tool, arguments, budget, code in checks:
         envelope = invoke_tool(
@@ -120,7 +130,7 @@ def _too_deep(invoke_tool):
         envelope = invoke_tool(_request("deep", {}, 9), {"deep": deep})
     except RecursionError:
         return f"{what}, and invoke_tool let RecursionError out.\n{RECURSION_HINT}"
-    problem = envelope_problem(envelope, 9, error="invalid_result")
+    problem = envelope_problem(envelope, 9, error=INVALID_RESULT)
     return f"{what}: {problem}" if problem else None
 
 
@@ -133,7 +143,7 @@ def _exact_boundary(invoke_tool):
     if problem:
         return f"The value is exactly {size} UTF-8 bytes and the budget is {size}: {problem}"
     envelope = invoke_tool(request, fixture_tools(), max_result_bytes=size - 1)
-    problem = envelope_problem(envelope, 6, error="result_too_large")
+    problem = envelope_problem(envelope, 6, error=RESULT_TOO_LARGE)
     if problem:
         return (
             f"The value is {size} UTF-8 bytes and the budget is {size - 1}: {problem}\n"
@@ -268,10 +278,10 @@ def earlier_step_message(error, function_name, course=None, explain_name=None):
 def warm_up(invoke_tool, function_name="invoke_tool", explain_name=None):
     """Run each path of `invoke_tool` once; return a message if an earlier step is unfinished."""
     requests = (
-        ("send_email", {}, 4096),
-        ("lookup_user", {"user_id": "u-001"}, 4096),
-        ("lookup_user", {"user_id": "u-999"}, 4096),
-        ("user_tags", {"user_id": "u-001"}, 4096),
+        ("send_email", {}, DEFAULT_MAX_RESULT_BYTES),
+        ("lookup_user", {"user_id": "u-001"}, DEFAULT_MAX_RESULT_BYTES),
+        ("lookup_user", {"user_id": "u-999"}, DEFAULT_MAX_RESULT_BYTES),
+        ("user_tags", {"user_id": "u-001"}, DEFAULT_MAX_RESULT_BYTES),
         ("lookup_user", {"user_id": "u-001"}, 1),
     )
     for tool, arguments, budget in requests:

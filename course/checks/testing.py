@@ -10,6 +10,15 @@ import json
 from dataclasses import dataclass
 
 from course.checks.invoke_tool import check_invoke_tool
+from course.contract import (
+    DEFAULT_MAX_RESULT_BYTES,
+    INVALID_INPUT,
+    NOT_FOUND,
+    PERMISSION_DENIED,
+    RESULT_TOO_LARGE,
+    TOOL_FAILED,
+    UNKNOWN_TOOL,
+)
 from course.feedback import (
     Case,
     CheckReport,
@@ -20,7 +29,7 @@ from course.feedback import (
     student_frame,
 )
 
-CODES_OF_EXPECTED_FAILURES = ("invalid_input", "permission_denied", "not_found")
+CODES_OF_EXPECTED_FAILURES = (INVALID_INPUT, PERMISSION_DENIED, NOT_FOUND)
 
 
 @dataclass(frozen=True)
@@ -35,10 +44,10 @@ class Broken:
 def mixes_categories(honest):
     """Every expected failure becomes tool_failed, as if the classes were never looked at."""
 
-    def invoke_tool(request, tools, *, max_result_bytes=4096):
+    def invoke_tool(request, tools, *, max_result_bytes=DEFAULT_MAX_RESULT_BYTES):
         envelope = honest(request, tools, max_result_bytes=max_result_bytes)
         if isinstance(envelope, dict) and envelope.get("error") in CODES_OF_EXPECTED_FAILURES:
-            return dict(envelope, error="tool_failed")
+            return dict(envelope, error=TOOL_FAILED)
         return envelope
 
     return invoke_tool
@@ -47,7 +56,7 @@ def mixes_categories(honest):
 def leaks_the_message(honest):
     """The exception's text is appended to the code, the mistake redaction is about."""
 
-    def invoke_tool(request, tools, *, max_result_bytes=4096):
+    def invoke_tool(request, tools, *, max_result_bytes=DEFAULT_MAX_RESULT_BYTES):
         raised = []
 
         def watched(handler):
@@ -72,7 +81,7 @@ def leaks_the_message(honest):
 def one_byte_short(honest):
     """A value of exactly max_result_bytes is refused: the boundary is off by one."""
 
-    def invoke_tool(request, tools, *, max_result_bytes=4096):
+    def invoke_tool(request, tools, *, max_result_bytes=DEFAULT_MAX_RESULT_BYTES):
         return honest(request, tools, max_result_bytes=max(0, max_result_bytes - 1))
 
     return invoke_tool
@@ -81,7 +90,7 @@ def one_byte_short(honest):
 def counts_characters(honest):
     """The budget is compared with the number of characters, not UTF-8 bytes."""
 
-    def invoke_tool(request, tools, *, max_result_bytes=4096):
+    def invoke_tool(request, tools, *, max_result_bytes=DEFAULT_MAX_RESULT_BYTES):
         envelope = honest(request, tools, max_result_bytes=10**9)
         if isinstance(envelope, dict) and envelope.get("ok") is True:
             characters = len(json.dumps(envelope.get("value"), ensure_ascii=False))
@@ -90,7 +99,7 @@ def counts_characters(honest):
                     "id": request["id"],
                     "ok": False,
                     "value": None,
-                    "error": "result_too_large",
+                    "error": RESULT_TOO_LARGE,
                 }
         return envelope
 
@@ -107,7 +116,7 @@ def loosens_values(honest):
 
         return call
 
-    def invoke_tool(request, tools, *, max_result_bytes=4096):
+    def invoke_tool(request, tools, *, max_result_bytes=DEFAULT_MAX_RESULT_BYTES):
         loose_tools = {name: loosened(handler) for name, handler in tools.items()}
         return honest(request, loose_tools, max_result_bytes=max_result_bytes)
 
@@ -117,10 +126,10 @@ def loosens_values(honest):
 def retries_failures(honest):
     """A call that failed is tried once more, so a failing handler runs twice."""
 
-    def invoke_tool(request, tools, *, max_result_bytes=4096):
+    def invoke_tool(request, tools, *, max_result_bytes=DEFAULT_MAX_RESULT_BYTES):
         envelope = honest(request, tools, max_result_bytes=max_result_bytes)
         failed = isinstance(envelope, dict) and envelope.get("ok") is False
-        if failed and envelope.get("error") != "unknown_tool":
+        if failed and envelope.get("error") != UNKNOWN_TOOL:
             return honest(request, tools, max_result_bytes=max_result_bytes)
         return envelope
 

@@ -10,6 +10,7 @@ import json
 
 import ipywidgets as widgets
 
+from course.contract import INVALID_RESULT, RESULT_TOO_LARGE
 from course.feedback import safe_text, show
 from course.widgets import LABEL_STYLE, CheckVerdicts, student_function
 
@@ -103,7 +104,7 @@ def verdict_line(budget_error, json_text, budget, size):
     except Exception as error:
         return f"Your budget_error raised {type(error).__name__}: {safe_text(error)}"
     measured = "this text" if size is None else f"{size} bytes"
-    known = {None, "result_too_large", "invalid_result"}
+    known = {None, RESULT_TOO_LARGE, INVALID_RESULT}
     if verdict not in known or type(verdict) not in (type(None), str):
         return f"Your budget_error returned {show(verdict)}, which is not a verdict of this step."
     expected = contract_verdict(size, budget)
@@ -111,7 +112,7 @@ def verdict_line(budget_error, json_text, budget, size):
         return mismatch_line(verdict, expected, measured, budget)
     if verdict is None:
         return f"✓ fits: {measured} within a budget of {budget}"
-    if verdict == "result_too_large":
+    if verdict == RESULT_TOO_LARGE:
         return f"✗ result_too_large: {measured}, over the budget of {budget}"
     return "✗ invalid_result: a lone surrogate cannot be encoded as UTF-8"
 
@@ -119,8 +120,8 @@ def verdict_line(budget_error, json_text, budget, size):
 def contract_verdict(size, budget):
     """Return what budget_error must answer for a text of `size` UTF-8 bytes (None: unencodable)."""
     if size is None:
-        return "invalid_result"
-    return "result_too_large" if size > budget else None
+        return INVALID_RESULT
+    return RESULT_TOO_LARGE if size > budget else None
 
 
 def mismatch_line(verdict, expected, measured, budget):
@@ -128,8 +129,8 @@ def mismatch_line(verdict, expected, measured, budget):
     said = "it fits" if verdict is None else verdict
     right = {
         None: f"{measured} fits a budget of {budget} (a size equal to the budget fits)",
-        "result_too_large": f"{measured} is more than the budget of {budget}",
-        "invalid_result": "this text cannot be encoded as UTF-8 at all",
+        RESULT_TOO_LARGE: f"{measured} is more than the budget of {budget}",
+        INVALID_RESULT: "this text cannot be encoded as UTF-8 at all",
     }[expected]
     return (
         f"⚠ Your budget_error says {said}, but {right}. Count the UTF-8 bytes of the whole "

@@ -4,6 +4,7 @@ import html
 
 import ipywidgets as widgets
 
+from course.contract import INVALID_INPUT, NOT_FOUND, PERMISSION_DENIED, TOOL_FAILED
 from course.feedback import safe_text, show
 from course.supplied import InvalidInputError, NotFoundError, PermissionDeniedError
 from course.tools import PRIVATE_MARKER, fixture_tools
@@ -42,33 +43,33 @@ EXAMPLES = (
     (
         "InvalidInputError: bad celsius",
         lambda: InvalidInputError("celsius 'warm'"),
-        "invalid_input",
+        INVALID_INPUT,
     ),
     (
         "PermissionDeniedError: private document",
         lambda: PermissionDeniedError("u-002 may not read d-001"),
-        "permission_denied",
+        PERMISSION_DENIED,
     ),
-    ("NotFoundError: unknown user", lambda: NotFoundError("no user with id 'u-999'"), "not_found"),
+    ("NotFoundError: unknown user", lambda: NotFoundError("no user with id 'u-999'"), NOT_FOUND),
     (
         "UnknownCityError (a NotFoundError subclass)",
         lambda: UnknownCityError("no city 'Atlantis'"),
-        "not_found",
+        NOT_FOUND,
     ),
     (
         "BadDateError (InvalidInputError + ValueError)",
         lambda: BadDateError("2024-02-30"),
-        "invalid_input",
+        INVALID_INPUT,
     ),
-    ("KeyError from usage_stats (private marker)", _usage_stats_bug, "tool_failed"),
+    ("KeyError from usage_stats (private marker)", _usage_stats_bug, TOOL_FAILED),
     (
         "built-in PermissionError",
         lambda: PermissionError(f"[Errno 13] Permission denied: '/srv/{PRIVATE_MARKER}/keys'"),
-        "tool_failed",
+        TOOL_FAILED,
     ),
-    ("built-in ValueError", lambda: ValueError(f"bad row {PRIVATE_MARKER}"), "tool_failed"),
-    ("ZeroDivisionError", lambda: ZeroDivisionError("division by zero"), "tool_failed"),
-    ("an InvalidInputError whose str() raises", lambda: UnprintableError(), "invalid_input"),
+    ("built-in ValueError", lambda: ValueError(f"bad row {PRIVATE_MARKER}"), TOOL_FAILED),
+    ("ZeroDivisionError", lambda: ZeroDivisionError("division by zero"), TOOL_FAILED),
+    ("an InvalidInputError whose str() raises", lambda: UnprintableError(), INVALID_INPUT),
 )
 
 

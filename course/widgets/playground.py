@@ -14,11 +14,12 @@ from types import MappingProxyType
 import ipywidgets as widgets
 
 from course.checks.envelopes import envelope_problem, fixture_outcome, private_texts, raised_by
+from course.contract import DEFAULT_MAX_RESULT_BYTES, UNKNOWN_TOOL
 from course.feedback import safe_text, show
 from course.tools import CallCounter, fixture_tools
 from course.widgets import LABEL_STYLE, CheckVerdicts, button, not_defined, student_function
 
-UNKNOWN_TOOL = "send_email"
+UNREGISTERED_TOOL = "send_email"
 # Arguments that make each tool do something worth seeing; read-only, shared by every playground.
 EXAMPLE_ARGUMENTS = MappingProxyType(
     {
@@ -29,14 +30,14 @@ EXAMPLE_ARGUMENTS = MappingProxyType(
         "export_everything": '{"copies": 40}',
         "user_tags": '{"user_id": "u-004"}',
         "usage_stats": '{"user_id": "u-001"}',
-        UNKNOWN_TOOL: '{"to": "u-001", "subject": "hello"}',
+        UNREGISTERED_TOOL: '{"to": "u-001", "subject": "hello"}',
     }
 )
 
 
 def tool_options():
     """The tool names to pick from: the fixture tools, then one that is not registered."""
-    return [*fixture_tools(), UNKNOWN_TOOL]
+    return [*fixture_tools(), UNREGISTERED_TOOL]
 
 
 def parse_request_id(text):
@@ -129,7 +130,7 @@ def envelope_verdict(request, envelope, runs, budget):
     problem = envelope_problem(envelope, request["id"], value=value, error=code)
     if problem:
         return f"✗ {html.escape(problem)}"
-    expected_runs = 0 if code == "unknown_tool" else 1
+    expected_runs = 0 if code == UNKNOWN_TOOL else 1
     if runs != expected_runs:
         return f"✗ The handler ran {runs} times; it must run exactly {expected_runs}."
     return "✓ This is the envelope the contract asks for."
@@ -151,9 +152,9 @@ def _controls():
         value="1", description="Request id:", placeholder='7, or "0" for a str', style=LABEL_STYLE
     )
     budget = widgets.IntSlider(
-        value=4096,
+        value=DEFAULT_MAX_RESULT_BYTES,
         min=0,
-        max=8192,
+        max=2 * DEFAULT_MAX_RESULT_BYTES,
         description="Budget (max_result_bytes):",
         style=LABEL_STYLE,
         layout=widgets.Layout(width="36rem"),

@@ -12,6 +12,7 @@ import ipywidgets as widgets
 
 from course.checks.envelope import envelope_mismatch
 from course.checks.envelopes import code_for
+from course.contract import TOOL_FAILED
 from course.feedback import safe_text, show
 from course.tools import fixture_tools
 from course.widgets import LABEL_STYLE, CheckVerdicts, not_defined, student_function
@@ -73,7 +74,7 @@ def _stage_classify(request, outcome, make_envelope):
             "<code>ok</code> will be <code>True</code> and the value travels on."
         )
     code = code_for(result)
-    kind = "an unexpected" if code == "tool_failed" else "an expected"
+    kind = "an unexpected" if code == TOOL_FAILED else "an expected"
     return (
         f"<b>The outcome is classified.</b> <code>{type(result).__name__}</code> is {kind} "
         f"failure, so its stable code is <code>{code}</code> (step 2 builds this mapping). "

@@ -38,7 +38,12 @@ PROJECT = Path(__file__).resolve().parents[2]
 # The one list of what the sandbox's copy holds: the supplied course code student cells run
 # with, and the code that runs beside them. The Gradescope bundle and the resume fingerprint
 # are built from it too.
-COURSE_RUNTIME = ("course/__init__.py", "course/assemble.py", "course/supplied.py")
+COURSE_RUNTIME = (
+    "course/__init__.py",
+    "course/assemble.py",
+    "course/contract.py",
+    "course/supplied.py",
+)
 RUNTIME_FILES = (*COURSE_RUNTIME, "grader/__init__.py", "grader/sandbox/__init__.py")
 RUNTIME_FOLDERS = ("grader/sandbox/inside",)
 SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64")

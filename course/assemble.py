@@ -47,6 +47,17 @@ class Step:
         """How messages name this step to a student (a notebook outside the lesson by its name)."""
         return f"Step {self.number} ({self.notebook})" if self.number else self.notebook
 
+    @property
+    def module(self):
+        """The name of the step's check and explorer modules (course/checks/, course/widgets/).
+
+        One name per idea: a step is named after the grading category it teaches (its first,
+        when it teaches two), and a step no category grades after its notebook.
+        """
+        if self.categories:
+            return self.categories[0]
+        return self.notebook.removesuffix(".ipynb").split("-", 1)[-1].replace("-", "_")
+
 
 @dataclass(frozen=True)
 class Course:

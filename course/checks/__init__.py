@@ -10,12 +10,12 @@ import contextlib
 import io
 
 from course import assemble, history
-from course.checks.byte_budget import check_budget_error
 from course.checks.envelope import check_make_envelope
-from course.checks.failure_codes import check_failure_code
+from course.checks.error_codes import check_failure_code
 from course.checks.invoke_tool import check_invoke_tool
 from course.checks.no_retry import check_call_once
 from course.checks.ownership import check_copy_arguments, check_fresh_value
+from course.checks.unicode_boundary import check_budget_error
 from course.checks.vocabulary import check_encode_json
 from course.feedback import print_failure, print_report
 from course.status import where_name_comes_from

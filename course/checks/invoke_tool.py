@@ -10,7 +10,7 @@ import json
 import traceback
 
 from course.assemble import load_course
-from course.checks.envelopes import envelope_problem, private_texts, raised_by
+from course.checks.expectations import envelope_problem, private_texts, raised_by
 from course.contract import (
     DEFAULT_MAX_RESULT_BYTES,
     INVALID_INPUT,

@@ -104,7 +104,7 @@ def count_line(total, this_press):
     return f"Handler runs so far: <b>{total}</b>. {verdict}"
 
 
-def call_counter_explorer(namespace):
+def no_retry_explorer(namespace):
     """Return a widget that calls the student's `call_once` on a handler of a chosen behaviour.
 
     `namespace` is the notebook's `globals()`, where `call_once` is looked up at each press.

@@ -108,11 +108,11 @@ def test_work_that_passed_its_check_but_was_never_saved_is_told_in_step_7(tmp_pa
 def test_after_a_restart_checks_and_widgets_run_alone_without_a_traceback(tmp_path):
     # The issue: a check run after a kernel restart showed a bare NameError traceback.
     work = copy_folder(SOLUTIONS, tmp_path)
-    only = {"failure-code-check", "failure-explorer-widget"}
+    only = {"failure-code-check", "error-codes-widget"}
     restarted = execute(read(work, STEP_2), work, only=only)
     check, widget = (
         cell(restarted, "failure-code-check"),
-        cell(restarted, "failure-explorer-widget"),
+        cell(restarted, "error-codes-widget"),
     )
     assert errors(check) == errors(widget) == []
     assert stream(check, "stderr").startswith("✗ `failure_code` is this step's exercise")

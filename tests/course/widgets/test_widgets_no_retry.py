@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from course.assemble import load_course, notebook_exercise_cells, run_cells
-from course.widgets.no_retry import call_counter_explorer
+from course.widgets.no_retry import no_retry_explorer
 
 NOTEBOOK = (
     Path(__file__).resolve().parents[3] / "solutions" / "bounded_results" / "06-no-retry.ipynb"
@@ -33,7 +33,7 @@ def choose(explorer, starts_with):
 
 
 def test_a_succeeding_handler_runs_once_per_press():
-    explorer = call_counter_explorer({"call_once": reference_call_once()})
+    explorer = no_retry_explorer({"call_once": reference_call_once()})
     assert "no-retry-explorer" in explorer._dom_classes
     part(explorer, "no-retry-call").click()
     assert "(True," in part(explorer, "no-retry-result").value
@@ -41,7 +41,7 @@ def test_a_succeeding_handler_runs_once_per_press():
 
 
 def test_the_flaky_handler_fails_then_succeeds_one_run_per_press():
-    explorer = call_counter_explorer({"call_once": reference_call_once()})
+    explorer = no_retry_explorer({"call_once": reference_call_once()})
     choose(explorer, "flaky")
     part(explorer, "no-retry-call").click()
     assert "(False, TimeoutError" in part(explorer, "no-retry-result").value
@@ -60,14 +60,14 @@ def test_a_retrying_call_once_is_shown_as_a_retry():
                 error = exc
         return False, error
 
-    explorer = call_counter_explorer({"call_once": retrying})
+    explorer = no_retry_explorer({"call_once": retrying})
     choose(explorer, "raises KeyError")
     part(explorer, "no-retry-call").click()
     assert "3 times: that is a retry" in part(explorer, "no-retry-counter").value
 
 
 def test_changing_the_behaviour_starts_the_count_again():
-    explorer = call_counter_explorer({"call_once": reference_call_once()})
+    explorer = no_retry_explorer({"call_once": reference_call_once()})
     part(explorer, "no-retry-call").click()
     choose(explorer, "raises NotFoundError")
     assert "<b>0</b>" in part(explorer, "no-retry-counter").value
@@ -78,14 +78,14 @@ def test_an_unfinished_call_once_is_told_plainly():
     def unfinished(handler, arguments):
         raise NotImplementedError()
 
-    explorer = call_counter_explorer({"call_once": unfinished})
+    explorer = no_retry_explorer({"call_once": unfinished})
     part(explorer, "no-retry-call").click()
     assert "not finished yet" in part(explorer, "no-retry-result").value
     assert "did not run it" in part(explorer, "no-retry-counter").value
 
 
 def test_a_call_once_that_lets_the_exception_escape_is_told_plainly():
-    explorer = call_counter_explorer(
+    explorer = no_retry_explorer(
         {"call_once": lambda handler, arguments: (True, handler(arguments))}
     )
     choose(explorer, "raises NotFoundError")

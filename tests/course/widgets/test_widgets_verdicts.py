@@ -9,24 +9,29 @@ import ipywidgets as widgets
 import pytest
 from widget_parts import all_parts, part, reference_namespace
 
-from course.widgets.byte_budget import byte_budget_explorer
-from course.widgets.failure_codes import failure_code_explorer
-from course.widgets.no_retry import call_counter_explorer
+from course.widgets.envelope import envelope_explorer
+from course.widgets.error_codes import error_codes_explorer
+from course.widgets.invoke_tool import invoke_tool_explorer
+from course.widgets.no_retry import no_retry_explorer
 from course.widgets.ownership import ownership_explorer
-from course.widgets.playground import playground
-from course.widgets.stepper import envelope_stepper
+from course.widgets.unicode_boundary import unicode_boundary_explorer
 from course.widgets.vocabulary import vocabulary_explorer
 
 # Each explorer, the function whose check it shows, the class of its check line, and a version
 # of that function the check rejects.
 EXPLORERS = {
-    "stepper": (envelope_stepper, "make_envelope", "stepper-check", lambda i, **k: {"id": i}),
-    "failure codes": (failure_code_explorer, "failure_code", "failure-check", lambda e: "x"),
+    "envelope": (envelope_explorer, "make_envelope", "stepper-check", lambda i, **k: {"id": i}),
+    "error_codes": (error_codes_explorer, "failure_code", "failure-check", lambda e: "x"),
     "vocabulary": (vocabulary_explorer, "encode_json", "vocabulary-step-check", repr),
-    "byte budget": (byte_budget_explorer, "budget_error", "budget-check", lambda t, b: None),
+    "unicode_boundary": (
+        unicode_boundary_explorer,
+        "budget_error",
+        "budget-check",
+        lambda t, b: None,
+    ),
     "ownership": (ownership_explorer, "fresh_value", "ownership-check", lambda text: {}),
-    "no retry": (call_counter_explorer, "call_once", "no-retry-check", lambda h, a: (True, 1)),
-    "playground": (playground, "invoke_tool", "playground-check", lambda r, t, **k: {}),
+    "no_retry": (no_retry_explorer, "call_once", "no-retry-check", lambda h, a: (True, 1)),
+    "invoke_tool": (invoke_tool_explorer, "invoke_tool", "playground-check", lambda r, t, **k: {}),
 }
 
 
@@ -78,7 +83,7 @@ def test_every_label_is_shown_at_its_natural_width(name):
 
 def test_a_function_redefined_after_the_explorer_was_shown_is_the_one_used():
     namespace = reference_namespace()
-    explorer = byte_budget_explorer(namespace)
+    explorer = unicode_boundary_explorer(namespace)
     namespace["budget_error"] = lambda text, budget: "result_too_large"  # the student re-ran a cell
     part(explorer, "budget-slider").value = 9
     assert "Your budget_error says result_too_large" in part(explorer, "budget-verdict").value

@@ -7,7 +7,7 @@ import pytest
 
 from course.assemble import exercise_cells, load_course, run_cells
 from course.tools import PRIVATE_MARKER
-from course.widgets.playground import parse_request_id, playground
+from course.widgets.invoke_tool import invoke_tool_explorer, parse_request_id
 
 SOLUTIONS = Path(__file__).resolve().parents[3] / "solutions" / "bounded_results"
 
@@ -45,7 +45,7 @@ def run(widget, *, tool=None, arguments=None, request_id=None, budget=None):
 
 
 def test_a_run_shows_the_envelope_its_size_and_one_handler_run(invoke_tool):
-    widget = playground({"invoke_tool": invoke_tool})
+    widget = invoke_tool_explorer({"invoke_tool": invoke_tool})
     assert "playground" in widget._dom_classes
     envelope, message = run(widget)
     assert "山田 花子" in envelope
@@ -54,38 +54,40 @@ def test_a_run_shows_the_envelope_its_size_and_one_handler_run(invoke_tool):
 
 
 def test_the_budget_slider_reaches_the_exact_boundary(invoke_tool):
-    widget = playground({"invoke_tool": invoke_tool})
+    widget = invoke_tool_explorer({"invoke_tool": invoke_tool})
     assert "&quot;ok&quot;: true" in run(widget, budget=75)[0]
     assert "result_too_large" in run(widget, budget=74)[0]
 
 
 def test_digits_become_an_int_id_and_quoted_text_a_str_id(invoke_tool):
-    widget = playground({"invoke_tool": invoke_tool})
+    widget = invoke_tool_explorer({"invoke_tool": invoke_tool})
     assert "&quot;id&quot;: 0," in run(widget, request_id="0")[0]
     assert "&quot;id&quot;: &quot;0&quot;," in run(widget, request_id='"0"')[0]
     assert parse_request_id(" req-7 ") == "req-7"
 
 
 def test_an_unknown_tool_runs_no_handler(invoke_tool):
-    envelope, message = run(playground({"invoke_tool": invoke_tool}), tool="send_email")
+    envelope, message = run(invoke_tool_explorer({"invoke_tool": invoke_tool}), tool="send_email")
     assert "unknown_tool" in envelope
     assert "Handler runs: <b>0</b>" in message
 
 
 def test_a_bug_shows_its_code_and_no_private_text(invoke_tool):
-    envelope, _message = run(playground({"invoke_tool": invoke_tool}), tool="usage_stats")
+    envelope, _message = run(invoke_tool_explorer({"invoke_tool": invoke_tool}), tool="usage_stats")
     assert "tool_failed" in envelope
     assert PRIVATE_MARKER not in envelope
 
 
 def test_picking_a_tool_fills_in_example_arguments(invoke_tool):
-    widget = playground({"invoke_tool": invoke_tool})
+    widget = invoke_tool_explorer({"invoke_tool": invoke_tool})
     part(widget, "playground-tool").value = "team_roster"
     assert json.loads(part(widget, "playground-arguments").value) == {"team_id": "t-100"}
 
 
 def test_invalid_json_is_told_in_a_sentence(invoke_tool):
-    envelope, message = run(playground({"invoke_tool": invoke_tool}), arguments='{"user_id": ')
+    envelope, message = run(
+        invoke_tool_explorer({"invoke_tool": invoke_tool}), arguments='{"user_id": '
+    )
     assert envelope == ""
     assert message.startswith("The arguments are not valid JSON")
     assert "Traceback" not in message
@@ -94,7 +96,7 @@ def test_invalid_json_is_told_in_a_sentence(invoke_tool):
 def test_arguments_that_are_not_an_object_are_told_in_a_sentence(invoke_tool):
     assert (
         "must be a JSON object"
-        in run(playground({"invoke_tool": invoke_tool}), arguments="[1, 2]")[1]
+        in run(invoke_tool_explorer({"invoke_tool": invoke_tool}), arguments="[1, 2]")[1]
     )
 
 
@@ -102,7 +104,7 @@ def test_an_unfinished_invoke_tool_is_told_in_a_sentence():
     def unfinished(request, tools, *, max_result_bytes=4096):
         raise NotImplementedError()
 
-    envelope, message = run(playground({"invoke_tool": unfinished}))
+    envelope, message = run(invoke_tool_explorer({"invoke_tool": unfinished}))
     assert envelope == ""
     assert "not finished yet" in message
 
@@ -111,7 +113,7 @@ def test_a_buggy_invoke_tool_is_told_in_a_sentence():
     def buggy(request, tools, *, max_result_bytes=4096):
         return {"id": request["id"], "ok": True, "value": tools[request["tool"]]}
 
-    envelope, message = run(playground({"invoke_tool": buggy}))
+    envelope, message = run(invoke_tool_explorer({"invoke_tool": buggy}))
     assert "CallCounter object" in envelope
     assert "cannot be written as JSON" in message
 
@@ -120,14 +122,14 @@ def test_an_invoke_tool_that_raises_is_told_in_a_sentence():
     def crashing(request, tools, *, max_result_bytes=4096):
         return tools[request["tool"]](request["arguments"])["missing"]
 
-    envelope, message = run(playground({"invoke_tool": crashing}))
+    envelope, message = run(invoke_tool_explorer({"invoke_tool": crashing}))
     assert envelope == ""
     assert "raised <code>KeyError</code>" in message
     assert "instead of returning an envelope" in message
 
 
 def test_a_correct_envelope_gets_the_contracts_approval(invoke_tool):
-    widget = playground({"invoke_tool": invoke_tool})
+    widget = invoke_tool_explorer({"invoke_tool": invoke_tool})
     for tool in ("lookup_user", "usage_stats", "user_tags", "send_email", "export_everything"):
         run(widget, tool=tool)
         assert part(widget, "playground-verdict").value == (
@@ -144,7 +146,7 @@ def test_a_leaked_private_marker_is_warned_about_in_red(invoke_tool):
             return {"id": request["id"], "ok": False, "value": None, "error": f"tool_failed {exc}"}
         return invoke_tool(request, tools, max_result_bytes=max_result_bytes)
 
-    widget = playground({"invoke_tool": leaky})
+    widget = invoke_tool_explorer({"invoke_tool": leaky})
     run(widget, tool="usage_stats")
     verdict = part(widget, "playground-verdict").value
     assert verdict.startswith("<span style='color:#b00020; font-weight:bold'>⚠ Leak:")
@@ -160,10 +162,10 @@ def test_a_wrong_code_and_a_retry_each_get_their_own_verdict(invoke_tool):
         invoke_tool(request, tools, max_result_bytes=max_result_bytes)
         return invoke_tool(request, tools, max_result_bytes=max_result_bytes)
 
-    widget = playground({"invoke_tool": wrong_code})
+    widget = invoke_tool_explorer({"invoke_tool": wrong_code})
     run(widget, tool="lookup_user", arguments='{"user_id": "u-999"}')
     assert "I expected error &#x27;not_found&#x27;" in part(widget, "playground-verdict").value
-    widget = playground({"invoke_tool": retrying})
+    widget = invoke_tool_explorer({"invoke_tool": retrying})
     run(widget)
     assert part(widget, "playground-verdict").value == (
         "✗ The handler ran 2 times; it must run exactly 1."

@@ -144,7 +144,7 @@ def _html(css_class):
     return view
 
 
-def byte_budget_explorer(namespace):
+def unicode_boundary_explorer(namespace):
     """Return the byte-budget explorer on the student's encode_json and budget_error.
 
     `namespace` is the notebook's `globals()`: both functions are looked up at every change.

@@ -126,7 +126,7 @@ def _private_line(exc):
     )
 
 
-def failure_code_explorer(namespace):
+def error_codes_explorer(namespace):
     """Return a widget: choose an exception and see the student's code for it and any leak.
 
     `namespace` is the notebook's `globals()`, where `failure_code` is looked up at each pick.

@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from course.assemble import load_course, notebook_exercise_cells, run_cells
-from course.checks.failure_codes import LEAK_HINT, check_failure_code
+from course.checks.error_codes import LEAK_HINT, check_failure_code
 from course.supplied import InvalidInputError, NotFoundError, PermissionDeniedError
 
 NOTEBOOK = Path(__file__).resolve().parents[3] / "solutions/bounded_results/02-failure-codes.ipynb"

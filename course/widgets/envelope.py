@@ -11,7 +11,7 @@ import json
 import ipywidgets as widgets
 
 from course.checks.envelope import envelope_mismatch
-from course.checks.envelopes import code_for
+from course.checks.expectations import code_for
 from course.contract import TOOL_FAILED
 from course.feedback import safe_text, show
 from course.tools import fixture_tools
@@ -138,7 +138,7 @@ STAGE_VIEWS = {
 }
 
 
-def envelope_stepper(namespace):
+def envelope_explorer(namespace):
     """Return a widget that walks a request to its envelope, stage by stage.
 
     `namespace` is the notebook's `globals()`, where `make_envelope` is looked up at each stage.

@@ -6,7 +6,7 @@ import re
 import ipywidgets as widgets
 import pytest
 
-from course.widgets.byte_budget import byte_budget_explorer
+from course.widgets.unicode_boundary import unicode_boundary_explorer
 
 
 def encode_json(value):
@@ -40,7 +40,7 @@ def first_integer(html_text):
 
 @pytest.fixture
 def explorer():
-    return byte_budget_explorer({"encode_json": encode_json, "budget_error": budget_error})
+    return unicode_boundary_explorer({"encode_json": encode_json, "budget_error": budget_error})
 
 
 def test_the_explorer_has_its_classed_parts_and_starts_at_tokyo_with_budget_8(explorer):
@@ -93,7 +93,9 @@ def test_a_lone_surrogate_is_invalid_result_and_stays_printable(explorer):
 
 
 def test_unfinished_functions_fall_back_to_json_dumps_and_say_so():
-    found = parts(byte_budget_explorer({"encode_json": unfinished, "budget_error": unfinished}))
+    found = parts(
+        unicode_boundary_explorer({"encode_json": unfinished, "budget_error": unfinished})
+    )
     assert found["budget-size"].value == "8 bytes (budget 8)"
     assert "not finished yet" in found["budget-verdict"].value
     assert "encode_json is not finished yet" in found["budget-note"].value
@@ -105,7 +107,7 @@ def test_a_buggy_budget_error_is_reported_not_raised():
     def crashing(text, max_result_bytes):
         return len(text) / 0
 
-    found = parts(byte_budget_explorer({"encode_json": encode_json, "budget_error": crashing}))
+    found = parts(unicode_boundary_explorer({"encode_json": encode_json, "budget_error": crashing}))
     assert "raised ZeroDivisionError" in found["budget-verdict"].value
     found["budget-slider"].value = 3
     assert "budget 3" in found["budget-size"].value
@@ -118,7 +120,7 @@ def counts_code_points(text, max_result_bytes):
 
 def test_a_buggy_budget_error_is_never_praised():
     found = parts(
-        byte_budget_explorer({"encode_json": encode_json, "budget_error": counts_code_points})
+        unicode_boundary_explorer({"encode_json": encode_json, "budget_error": counts_code_points})
     )
     found["budget-slider"].value = 7  # "東京" is 4 characters but 8 bytes
     verdict = found["budget-verdict"].value

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from course.assemble import load_course, notebook_exercise_cells, run_cells
-from course.checks.byte_budget import EQUAL_FITS_HINT, MEASURE_HINTS, check_budget_error
+from course.checks.unicode_boundary import EQUAL_FITS_HINT, MEASURE_HINTS, check_budget_error
 
 CHARACTERS_HINT = MEASURE_HINTS["characters"]
 UTF16_HINT = MEASURE_HINTS["utf-16"]

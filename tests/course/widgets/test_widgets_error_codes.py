@@ -1,7 +1,7 @@
 """Step 2's explorer shows the student's code for each exception and warns about leaked text."""
 
 from course.supplied import InvalidInputError, NotFoundError, PermissionDeniedError
-from course.widgets.failure_codes import EXAMPLES, failure_code_explorer
+from course.widgets.error_codes import EXAMPLES, error_codes_explorer
 
 
 def failure_code(exc):
@@ -24,7 +24,7 @@ def label_index(start):
 
 
 def test_every_example_gets_the_expected_code_and_no_leak_warning():
-    found = parts(failure_code_explorer({"failure_code": failure_code}))
+    found = parts(error_codes_explorer({"failure_code": failure_code}))
     for index, (_, _, expected) in enumerate(EXAMPLES):
         found["failure-pick"].value = index
         assert f"&#x27;{expected}&#x27;" in found["failure-code"].value
@@ -33,7 +33,7 @@ def test_every_example_gets_the_expected_code_and_no_leak_warning():
 
 
 def test_returning_the_message_of_the_usage_stats_key_error_shows_a_red_leak_warning():
-    found = parts(failure_code_explorer({"failure_code": lambda exc: f"tool_failed: {exc}"}))
+    found = parts(error_codes_explorer({"failure_code": lambda exc: f"tool_failed: {exc}"}))
     found["failure-pick"].value = label_index("KeyError from usage_stats")
     assert "⚠ Leak" in found["failure-leak"].value
     assert "PRIVATE-7f3a" in found["failure-leak"].value
@@ -41,7 +41,7 @@ def test_returning_the_message_of_the_usage_stats_key_error_shows_a_red_leak_war
 
 
 def test_reading_the_text_of_an_unprintable_exception_is_reported_not_raised():
-    found = parts(failure_code_explorer({"failure_code": lambda exc: str(exc)}))
+    found = parts(error_codes_explorer({"failure_code": lambda exc: str(exc)}))
     found["failure-pick"].value = label_index("an InvalidInputError whose str() raises")
     assert "raised <code>RuntimeError</code>" in found["failure-code"].value
 
@@ -50,6 +50,6 @@ def test_an_unfinished_failure_code_shows_a_message():
     def unfinished(exc):
         raise NotImplementedError()
 
-    found = parts(failure_code_explorer({"failure_code": unfinished}))
+    found = parts(error_codes_explorer({"failure_code": unfinished}))
     assert "not finished yet" in found["failure-code"].value
     assert found["failure-leak"].value == ""

@@ -13,7 +13,7 @@ from types import MappingProxyType
 
 import ipywidgets as widgets
 
-from course.checks.envelopes import envelope_problem, fixture_outcome, private_texts, raised_by
+from course.checks.expectations import envelope_problem, fixture_outcome, private_texts, raised_by
 from course.contract import DEFAULT_MAX_RESULT_BYTES, UNKNOWN_TOOL
 from course.feedback import safe_text, show
 from course.tools import CallCounter, fixture_tools
@@ -166,7 +166,7 @@ def _controls():
     return parts
 
 
-def playground(namespace):
+def invoke_tool_explorer(namespace):
     """Return the playground widget on the student's `invoke_tool`.
 
     `namespace` is the notebook's `globals()`, where `invoke_tool` is looked up at each run.

@@ -11,10 +11,9 @@ import shutil
 from pathlib import Path
 
 from course.assemble import cell_id_of, load_course
+from grader.paths import LESSONS, SUBMISSIONS
 
-PROJECT = Path(__file__).resolve().parent.parent
-LESSONS = PROJECT / "lessons"
-CATALOGUE = PROJECT / "fixtures" / "submissions"
+CATALOGUE = SUBMISSIONS
 
 # Adversarial submissions that finish in about the time of an honest one. Those that hang,
 # crash or fill memory on every test measure the time limits, not the grader, so they stay out.

@@ -20,9 +20,10 @@ from pathlib import Path
 
 import psutil
 
+from grader.paths import PROJECT_ROOT
 from grader.sandbox import cgroups
 
-PROJECT = Path(__file__).resolve().parent.parent
+PROJECT = PROJECT_ROOT
 SAMPLE_SECONDS = 0.05
 
 

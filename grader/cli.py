@@ -8,14 +8,13 @@ from grader import class_report, gradescope, late, lms, roster
 from grader.discover import UsageError
 from grader.gradebook import ClassBook, GradebookSettings
 from grader.model import Limits
+from grader.paths import SAMPLE_CLASS
 from grader.pipeline import Interrupted, find_submissions, grade_submissions, stop_on_signals
 from grader.progress import ProgressBar, interrupted_message, resumed_message, summary_table
 from grader.run import RunSettings
 from grader.sandbox import containment
 from grader.shards import Shard, gather
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-SAMPLE_CLASS = PROJECT_ROOT / "fixtures" / "sample-class"
 DEFAULT_OUT = Path("grades")
 DEFAULTS = Limits()
 USAGE_EXIT = 2

@@ -14,10 +14,9 @@ import zipfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from grader.paths import HIDDEN_CONFIG
+from grader.paths import HIDDEN_CONFIG, PROJECT_ROOT
 from grader.sandbox.containment import COURSE_RUNTIME
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = Path(__file__).resolve().parent / "gradescope_files"
 # What grading imports from the course: the assembly mechanism, the supplied names and the
 # manifest. The lessons' checks, widgets and example tools stay out of the bundle.

@@ -1,7 +1,12 @@
-"""Where the grader's own files are: one home for the paths every module would recompute."""
+"""Where the project's files are: one home for the paths every module would recompute."""
 
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 HIDDEN_TESTS = PROJECT_ROOT / "grader" / "hidden"
 HIDDEN_CONFIG = HIDDEN_TESTS / "pytest.ini"  # the hidden suite's own, wherever it runs
+LESSONS = PROJECT_ROOT / "lessons"
+SOLUTIONS = PROJECT_ROOT / "solutions"
+FIXTURES = PROJECT_ROOT / "fixtures"
+SUBMISSIONS = FIXTURES / "submissions"  # the catalogue of known submissions (self-check)
+SAMPLE_CLASS = FIXTURES / "sample-class"

@@ -19,12 +19,12 @@ from dataclasses import asdict, fields
 from pathlib import Path
 
 from grader.model import RUN_STATUSES, TEST_STATUSES, HiddenTest, JobFacts, RunResult, TestOutcome
+from grader.paths import PROJECT_ROOT
 from grader.report import readable_json, write_atomically
 from grader.sandbox.containment import RUNTIME_FILES, RUNTIME_FOLDERS
 
 STORE_FOLDER = ".resume"
 RECORD_FORMAT = 1
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
 # Everything whose change can change a verdict; reports are rebuilt anyway, so they are not here.
 # The sandbox's copy is declared once, in grader.sandbox.containment; the step manifest decides
 # which cells of a notebook are graded.

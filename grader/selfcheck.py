@@ -14,15 +14,13 @@ from pathlib import Path
 from course.assemble import load_course
 from grader.discover import Found, discover
 from grader.load import load
+from grader.paths import LESSONS, PROJECT_ROOT, SUBMISSIONS
 from grader.pipeline import grade_submissions
 from grader.run import RunSettings
 from grader.sandbox.cleanup import temporary_folder
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-SUBMISSIONS = PROJECT_ROOT / "fixtures" / "submissions"
 CATALOGUE = SUBMISSIONS / "catalogue.toml"
 REFERENCE = SUBMISSIONS / "correct" / "reference.py"
-LESSONS = PROJECT_ROOT / "lessons"
 JOBS = 2
 
 

@@ -30,18 +30,23 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.paths import PROJECT_ROOT
 from grader.sandbox import cgroups, syscalls
 from grader.sandbox.inside import syscalls as inside_syscalls
 
-PROJECT = Path(__file__).resolve().parents[2]
 # Everything the worker imports from the project; all of it is safe for a student to read.
 # The one list of what the sandbox's copy holds: the supplied course code student cells run
 # with, and the code that runs beside them. The Gradescope bundle and the resume fingerprint
 # are built from it too.
 COURSE_RUNTIME = (
     "course/__init__.py",
+    "course/analysis.py",
     "course/assemble.py",
     "course/contract.py",
+    "course/manifest.py",
+    "course/notebooks.py",
+    "course/problems.py",
+    "course/run.py",
     "course/supplied.py",
 )
 RUNTIME_FILES = (*COURSE_RUNTIME, "grader/__init__.py", "grader/sandbox/__init__.py")
@@ -91,10 +96,10 @@ def prepare_runtime(folder):
     runtime = Path(folder) / "runtime"
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     for name in RUNTIME_FOLDERS:
-        shutil.copytree(PROJECT / name, runtime / name, ignore=ignore)
+        shutil.copytree(PROJECT_ROOT / name, runtime / name, ignore=ignore)
     for name in RUNTIME_FILES:
         (runtime / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(PROJECT / name, runtime / name)
+        shutil.copyfile(PROJECT_ROOT / name, runtime / name)
     # Compiled once here, so that no worker recompiles the runtime from source at every start
     # (it cannot write its own bytecode: the folder is read-only to it). Only what was copied is
     # compiled, from the copies themselves.

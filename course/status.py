@@ -8,9 +8,16 @@ and reports, step by step, whether the saved work is finished, missing, doubled 
 import contextlib
 import difflib
 import io
+from collections.abc import Callable
+from pathlib import Path
 
-from course import assemble
+from course.analysis import defined_names
+from course.assemble import Assembly, StepWork, assemble, read_step
 from course.history import unsaved_note
+from course.manifest import Course, Step, load_course
+from course.notebooks import AssemblyError
+from course.problems import function_states
+from course.run import Namespace, run_cells, supplied_names
 
 CARRY_RULE = (
     "From each earlier notebook, its exercise cells and the code cells you added yourself "
@@ -18,7 +25,14 @@ CARRY_RULE = (
 )
 
 
-def load_earlier_steps(namespace, notebook, *, folder=".", course=None, out=print):
+def load_earlier_steps(
+    namespace: Namespace,
+    notebook: str,
+    *,
+    folder: str | Path = ".",
+    course: Course | None = None,
+    out: Callable[[str], object] = print,
+) -> None:
     """Load the saved work of the steps before `notebook` into `namespace`; report on each step.
 
     Notebooks call this with `globals()` in their first code cell. It prints one line per
@@ -26,20 +40,22 @@ def load_earlier_steps(namespace, notebook, *, folder=".", course=None, out=prin
     words, anything else that needs fixing. It raises only when `notebook` is not a step of the
     lesson, and returns None so the cell shows only those printed lines.
     """
-    course = course or assemble.load_course()
+    course = course or load_course()
     step = course.step_for_notebook(notebook)
     if step is None:
-        raise assemble.AssemblyError(f"{notebook} is not a notebook of this lesson.")
-    works = [assemble.read_step(folder, s) for s in course.all_steps if s.number < step.number]
-    assembly = assemble.assemble(works, course)
+        raise AssemblyError(f"{notebook} is not a notebook of this lesson.")
+    works = [read_step(folder, s) for s in course.all_steps if s.number < step.number]
+    assembly = assemble(works, course)
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
-        ran = assemble.run_cells(assembly.cells, namespace)
+        ran = run_cells(assembly.cells, namespace)
     for line in status_lines(assembly, ran, folder, printed.getvalue()):
         out(line)
 
 
-def status_lines(assembly, ran, folder=".", printed=""):
+def status_lines(
+    assembly: Assembly, ran: tuple[str, ...], folder: str | Path = ".", printed: str = ""
+) -> list[str]:
     """Return the report's lines: one per step, then the other problems, then the rule."""
     if not assembly.works:
         return ["This is the first step: there is no earlier work to load."]
@@ -57,7 +73,7 @@ def status_lines(assembly, ran, folder=".", printed=""):
     return lines
 
 
-def step_state(work, folder="."):
+def step_state(work: StepWork, folder: str | Path = ".") -> tuple[str, list[str]]:
     """Return (mark, sentences) for one step: ✓ finished, ✗ not usable yet, ⚠ needs a look.
 
     A note that the notebook has unsaved changes comes with any mark: a step left unfinished
@@ -67,8 +83,8 @@ def step_state(work, folder="."):
     if not work.unreadable:
         unsaved = (unsaved_note(name, work.step, work.cells, folder) for name in work.step.defines)
         sentences += [note for note in unsaved if note]
-    states = assemble.function_states(work)
-    if work.unreadable or any(state != "finished" for _name, state, _detail in states):
+    states = function_states(work)
+    if work.unreadable or any(state.state != "finished" for state in states):
         return "✗", sentences
     if sentences:
         return "⚠", sentences
@@ -76,16 +92,23 @@ def step_state(work, folder="."):
     return "✓", [f"{names} {'is' if len(work.step.defines) == 1 else 'are'} finished."]
 
 
-def where_name_comes_from(name, notebook, namespace, *, folder=".", course=None):
+def where_name_comes_from(
+    name: str,
+    notebook: str,
+    namespace: Namespace,
+    *,
+    folder: str | Path = ".",
+    course: Course | None = None,
+) -> str:
     """Say where `name`, missing from this kernel, should come from, and what to run.
 
     Checks call this for a NameError, so a restart, a skipped cell and a typo each get their
     own advice.
     """
-    course = course or assemble.load_course()
+    course = course or load_course()
     here = course.step_for_notebook(notebook)
     owner = course.step_defining(name)
-    if name in assemble.supplied_names():
+    if name in supplied_names():
         return (
             f"`{name}` is supplied by the course, and the first code cell of this notebook "
             "gives it to you. This kernel does not have it, probably because it restarted: run "
@@ -106,11 +129,13 @@ def where_name_comes_from(name, notebook, namespace, *, folder=".", course=None)
     return _found_in_cells(name, here, namespace, folder, course)
 
 
-def _found_in_cells(name, here, namespace, folder, course):
+def _found_in_cells(
+    name: str, here: Step | None, namespace: Namespace, folder: str | Path, course: Course
+) -> str:
     steps = [s for s in course.all_steps if here is None or s.number <= here.number]
-    for work in (assemble.read_step(folder, s) for s in reversed(steps)):
+    for work in (read_step(folder, s) for s in reversed(steps)):
         for cell in work.cells:
-            if name in assemble.defined_names(cell.source):
+            if name in defined_names(cell.source):
                 return (
                     f"`{name}` is defined in {cell.label}, which has not run in this kernel: "
                     "run it (a cell of an earlier notebook is loaded by the first code cell "

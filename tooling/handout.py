@@ -1,4 +1,4 @@
-"""Build exactly what students receive: the lessons, the supplied code and records, and a README.
+"""Build exactly what students receive: the lessons, the supplied code and records, a README.
 
 `python -m tooling.handout [folder]` writes the handout to `folder` (default build/handout/) and
 a zip of it next to the folder. It copies from an allow-list, never from the repository as a
@@ -16,8 +16,10 @@ from tooling.paths import LESSONS_DIR, REPO_ROOT, assignment_name, relative
 DEFAULT_FOLDER = REPO_ROOT / "build" / "handout"
 # The packages a student needs to open and run the lessons; pins come from requirements.txt.
 STUDENT_PACKAGES = ("jupyterlab", "notebook", "ipywidgets", "ipykernel")
-# The student README (a template naming the assignment) and pyproject, kept as plain files.
+# What the handout holds beside the course package, kept as plain files: the student README (a
+# template naming the assignment), its pyproject, and the command that zips the work to hand in.
 STUDENT_FILES = Path(__file__).with_name("student")
+HAND_IN = "hand_in.py"
 IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints")
 
 
@@ -50,6 +52,7 @@ def build_handout(folder=DEFAULT_FOLDER, *, lessons_dir=LESSONS_DIR):
     requirements = "\n".join(pinned_requirements()) + "\n"
     (folder / "requirements.txt").write_text(requirements, encoding="utf-8")
     shutil.copy2(STUDENT_FILES / "pyproject.toml", folder / "pyproject.toml")
+    shutil.copy2(STUDENT_FILES / HAND_IN, folder / HAND_IN)
     readme = (STUDENT_FILES / "README.md").read_text(encoding="utf-8")
     readme = readme.replace("{assignment}", assignment)
     (folder / "README.md").write_text(readme, encoding="utf-8")

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from course.assemble import load_course
+from course.manifest import load_course
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS_DIR = REPO_ROOT / "solutions"

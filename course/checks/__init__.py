@@ -8,8 +8,12 @@ not pass prints its message on stderr (which nbgrader's Validate reads) and lets
 
 import contextlib
 import io
+from collections.abc import Callable
+from pathlib import Path
 
-from course import assemble, history
+from course import history
+from course.assemble import Assembly, StepWork, exercise_cells, read_step
+from course.checks.cases import CheckReport, print_failure, print_report
 from course.checks.envelope import check_make_envelope
 from course.checks.error_codes import check_failure_code
 from course.checks.invoke_tool import check_invoke_tool
@@ -17,11 +21,13 @@ from course.checks.no_retry import check_call_once
 from course.checks.ownership import check_copy_arguments, check_fresh_value
 from course.checks.unicode_boundary import check_budget_error
 from course.checks.vocabulary import check_encode_json
-from course.feedback import print_failure, print_report
+from course.manifest import Course, Step, load_course
+from course.problems import function_states, undefined_name_problems
+from course.run import Namespace, run_cells
 from course.status import where_name_comes_from
 
 # Each exercise's function, and the check that judges it.
-CHECKS = {
+CHECKS: dict[str, Callable[..., CheckReport]] = {
     "make_envelope": check_make_envelope,
     "failure_code": check_failure_code,
     "encode_json": check_encode_json,
@@ -33,15 +39,17 @@ CHECKS = {
 }
 
 
-def check(name, namespace, *, folder="."):
+def check(name: str, namespace: Namespace, *, folder: str | Path = ".") -> None:
     """Check the exercise function `name` as this kernel has it, and say how it went.
 
     After the cases it compares the function with the saved notebook: later notebooks and the
     grader read the saved file, so unsaved work, or a name the saved cells use but nothing that
     carries forward defines, is pointed out here, while the student is still in this step.
     """
-    course = assemble.load_course()
+    course = load_course()
     step = course.step_defining(name)
+    if step is None:
+        raise KeyError(f"{name!r} is not a function an exercise of the lesson defines")
     function = namespace.get(name)
     if function is None:
         print_failure(
@@ -57,21 +65,29 @@ def check(name, namespace, *, folder="."):
         history.record_check(name, source, report.ok, folder)
 
 
-def _explainer(step, namespace, folder, course):
-    def explain(name):
+def _explainer(
+    step: Step, namespace: Namespace, folder: str | Path, course: Course
+) -> Callable[[str], str]:
+    def explain(name: str) -> str:
         return where_name_comes_from(name, step.notebook, namespace, folder=folder, course=course)
 
     return explain
 
 
-def saved_notes(name, source, step, folder=".", course=None):
+def saved_notes(
+    name: str,
+    source: str | None,
+    step: Step,
+    folder: str | Path = ".",
+    course: Course | None = None,
+) -> list[str]:
     """Return what the saved notebook needs before `name` carries forward as the kernel has it.
 
     A version the saved notebook lacks is unsaved work; once saved, any name the step's saved
     cells use that nothing carrying forward defines is named, with where it comes from.
     """
-    course = course or assemble.load_course()
-    work = assemble.read_step(folder, step)
+    course = course or load_course()
+    work = read_step(folder, step)
     if work.unreadable:
         return []  # not run from the lesson's folder (a test, say): nothing to compare
     if source is not None and not history.saved_holds(source, work.cells):
@@ -80,12 +96,12 @@ def saved_notes(name, source, step, folder=".", course=None):
             "notebooks and the grader read the saved file: save it now (File → Save Notebook, "
             "or Ctrl+S with the cursor outside any text box)."
         ]
-    earlier = [assemble.read_step(folder, s) for s in course.all_steps if s.number < step.number]
-    problems = assemble.undefined_name_problems([*earlier, work], course)
+    earlier = [read_step(folder, s) for s in course.all_steps if s.number < step.number]
+    problems = undefined_name_problems([*earlier, work], course)
     return [problem for problem in problems if problem.startswith(step.label)]
 
 
-def check_saved_work(namespace=None, *, folder="."):
+def check_saved_work(namespace: Namespace | None = None, *, folder: str | Path = ".") -> None:
     """Run every step's check on the saved notebooks, loaded afresh as the grader loads them.
 
     What this prints is what the grader will grade: it ignores this kernel's state and reads
@@ -93,15 +109,16 @@ def check_saved_work(namespace=None, *, folder="."):
     fails on it); notes that cost no points (two copies of a cell, a function of this kernel
     that is not saved) are ⚠ lines on stdout.
     """
-    course = assemble.load_course()
+    course = load_course()
     # Read before loading: loading registers the saved sources under the same cell names.
     kernel = {
         name: history.kernel_source(f) for name, f in (namespace or {}).items() if callable(f)
     }
-    assembly = assemble.exercise_cells(folder, course)
-    loaded, printed = {}, io.StringIO()
+    assembly = exercise_cells(folder, course)
+    loaded: Namespace = {}
+    printed = io.StringIO()
     with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
-        ran = assemble.run_cells(assembly.cells, loaded)
+        ran = run_cells(assembly.cells, loaded)
     print("Your saved notebooks, loaded as the grader loads them:")
     told, failures = set(), 0
     for work in assembly.works:
@@ -117,20 +134,20 @@ def check_saved_work(namespace=None, *, folder="."):
         print("Every step the grader reads passes its visible check.")
 
 
-def _say(line):
+def _say(line: str) -> None:
     if line.startswith("✗"):
         print_failure(line.removeprefix("✗ "))
     else:
         print(line)
 
 
-def _step_lines(work, loaded):
+def _step_lines(work: StepWork, loaded: Namespace) -> list[str]:
     """Return one line per function the step defines: ✓ its check passes, or ✗ why not."""
     label = work.step.label
     if work.unreadable:
         return [f"✗ {label}: {work.unreadable}"]
     lines = []
-    for name, state, detail in assemble.function_states(work):
+    for name, state, detail in function_states(work):
         if state != "finished":
             lines.append(f"✗ {label}: {detail}")
         elif not callable(loaded.get(name)):
@@ -147,7 +164,7 @@ def _step_lines(work, loaded):
     return lines
 
 
-def _kernel_differences(kernel, assembly):
+def _kernel_differences(kernel: dict[str, str | None], assembly: Assembly) -> list[str]:
     """Name each of the kernel's exercise functions that is not the saved one."""
     differences = []
     for work in assembly.works:

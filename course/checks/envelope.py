@@ -1,7 +1,7 @@
 """Visible check for step 1: `make_envelope` builds the four-key envelope under an unchanged id."""
 
+from course.checks.cases import Case, run_checks, show
 from course.contract import ENVELOPE_KEYS, FAILURE_CODES, NOT_FOUND, TOOL_FAILED
-from course.feedback import Case, run_checks, show
 
 FALSY_VALUES = (None, False, 0, "", [], {})
 OK_HINT = "\n'ok' must be the bool True or False, not 1, 0 or another true-looking value."

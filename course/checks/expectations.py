@@ -6,6 +6,7 @@ would.
 
 import json
 
+from course.checks.cases import safe_text, show
 from course.checks.ownership import exact_type_problem
 from course.contract import (
     ENVELOPE_KEYS,
@@ -17,7 +18,6 @@ from course.contract import (
     TOOL_FAILED,
     UNKNOWN_TOOL,
 )
-from course.feedback import safe_text, show
 from course.supplied import (
     InvalidInputError,
     NotFoundError,

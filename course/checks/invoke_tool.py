@@ -10,6 +10,7 @@ import json
 import traceback
 
 from course.assemble import load_course
+from course.checks.cases import Case, CheckReport, run_checks, safe_text, show
 from course.checks.expectations import envelope_problem, private_texts, raised_by
 from course.contract import (
     DEFAULT_MAX_RESULT_BYTES,
@@ -21,7 +22,6 @@ from course.contract import (
     TOOL_FAILED,
     UNKNOWN_TOOL,
 )
-from course.feedback import Case, CheckReport, run_checks, safe_text, show
 from course.tools import CallCounter, FixtureTools, fixture_tools
 
 TOO_DEEP = 100_000  # levels of nesting: far past what json.dumps can write

@@ -5,7 +5,7 @@ one. Only `Exception` may be caught: the cases send `KeyboardInterrupt` and `Sys
 and expect the very same object back out.
 """
 
-from course.feedback import Case, run_checks, safe_text, show
+from course.checks.cases import Case, run_checks, safe_text, show
 from course.supplied import NotFoundError
 from course.tools import CallCounter
 

@@ -6,7 +6,7 @@ Arguments hold only JSON values, so `copy.deepcopy` and a JSON round trip are eq
 
 import copy
 
-from course.feedback import Case, run_checks, show
+from course.checks.cases import Case, run_checks, show
 
 
 def exact_type_problem(expected, actual, where="the value"):

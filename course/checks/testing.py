@@ -9,6 +9,15 @@ would. A test that passes on the broken implementation it is meant for does not 
 import json
 from dataclasses import dataclass
 
+from course.checks.cases import (
+    Case,
+    CheckReport,
+    print_failure,
+    print_report,
+    run_checks,
+    safe_text,
+    student_frame,
+)
 from course.checks.invoke_tool import check_invoke_tool
 from course.contract import (
     DEFAULT_MAX_RESULT_BYTES,
@@ -18,15 +27,6 @@ from course.contract import (
     RESULT_TOO_LARGE,
     TOOL_FAILED,
     UNKNOWN_TOOL,
-)
-from course.feedback import (
-    Case,
-    CheckReport,
-    print_failure,
-    print_report,
-    run_checks,
-    safe_text,
-    student_frame,
 )
 
 CODES_OF_EXPECTED_FAILURES = (INVALID_INPUT, PERMISSION_DENIED, NOT_FOUND)

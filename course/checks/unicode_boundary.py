@@ -1,7 +1,7 @@
 """Visible check for step 4: `budget_error` counts UTF-8 bytes and keeps the exact boundary."""
 
+from course.checks.cases import Case, run_checks, show
 from course.contract import DEFAULT_MAX_RESULT_BYTES, INVALID_RESULT, RESULT_TOO_LARGE
-from course.feedback import Case, run_checks, show
 
 # One character of each UTF-8 length, with its cost in bytes.
 CHARACTER_COSTS = (("a", 1), ("é", 2), ("東", 3), ("🚀", 4))

@@ -3,7 +3,7 @@
 import enum
 import json
 
-from course.feedback import Case, run_checks, show
+from course.checks.cases import Case, run_checks, show
 
 ASCII_HINT = "Non-ASCII characters came out as \\u escapes: pass ensure_ascii=False."
 BYTES_HINT = "Return the text (a str); the byte budget of step 4 encodes it."

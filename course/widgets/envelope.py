@@ -10,10 +10,10 @@ import json
 
 import ipywidgets as widgets
 
+from course.checks.cases import safe_text, show
 from course.checks.envelope import envelope_mismatch
 from course.checks.expectations import code_for
 from course.contract import TOOL_FAILED
-from course.feedback import safe_text, show
 from course.tools import fixture_tools
 from course.widgets import LABEL_STYLE, CheckVerdicts, not_defined, student_function
 

@@ -4,8 +4,8 @@ import html
 
 import ipywidgets as widgets
 
+from course.checks.cases import safe_text, show
 from course.contract import INVALID_INPUT, NOT_FOUND, PERMISSION_DENIED, TOOL_FAILED
-from course.feedback import safe_text, show
 from course.supplied import InvalidInputError, NotFoundError, PermissionDeniedError
 from course.tools import PRIVATE_MARKER, fixture_tools
 from course.widgets import LABEL_STYLE, CheckVerdicts, not_defined, student_function

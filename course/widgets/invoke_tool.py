@@ -13,9 +13,9 @@ from types import MappingProxyType
 
 import ipywidgets as widgets
 
+from course.checks.cases import safe_text, show
 from course.checks.expectations import envelope_problem, fixture_outcome, private_texts, raised_by
 from course.contract import DEFAULT_MAX_RESULT_BYTES, UNKNOWN_TOOL
-from course.feedback import safe_text, show
 from course.tools import CallCounter, fixture_tools
 from course.widgets import LABEL_STYLE, CheckVerdicts, button, not_defined, student_function
 

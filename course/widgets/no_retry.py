@@ -9,7 +9,7 @@ import html
 
 import ipywidgets as widgets
 
-from course.feedback import safe_text, show
+from course.checks.cases import safe_text, show
 from course.supplied import NotFoundError
 from course.tools import CallCounter
 from course.widgets import LABEL_STYLE, CheckVerdicts, button, not_defined, student_function

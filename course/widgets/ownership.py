@@ -12,7 +12,7 @@ import json
 
 import ipywidgets as widgets
 
-from course.feedback import safe_text, show
+from course.checks.cases import safe_text, show
 from course.tools import FixtureTools
 from course.widgets import LABEL_STYLE, CheckVerdicts, button, not_defined, student_function
 

@@ -10,8 +10,8 @@ import json
 
 import ipywidgets as widgets
 
+from course.checks.cases import safe_text, show
 from course.contract import INVALID_RESULT, RESULT_TOO_LARGE
-from course.feedback import safe_text, show
 from course.widgets import LABEL_STYLE, CheckVerdicts, student_function
 
 MAX_ROWS = 80  # the character table stops here, so a long paste stays readable

@@ -13,7 +13,7 @@ import json
 
 import ipywidgets as widgets
 
-from course.feedback import safe_text, show
+from course.checks.cases import safe_text, show
 from course.supplied import check_json_value
 from course.widgets import LABEL_STYLE, CheckVerdicts, not_defined, student_function
 

@@ -12,17 +12,15 @@ from lesson_files import (
 )
 
 from course import supplied
+from course.analysis import defined_names, stubbed_functions, used_globals
 from course.assemble import (
     AssemblyError,
-    defined_names,
     exercise_cells,
-    function_states,
     notebook_exercise_cells,
     read_step,
     run_cells,
-    stubbed_functions,
-    used_globals,
 )
+from course.problems import function_states
 
 STEP_2 = COURSE.steps[1]
 

@@ -1,46 +1,51 @@
-"""`python -m course.package` zips the saved notebooks and says which steps are unfinished."""
+"""`python hand_in.py` zips the saved notebooks and says which steps are unfinished."""
 
+import shutil
 import zipfile
 
-from lesson_files import COURSE, exercise_cell, write_lesson, write_notebook
+import pytest
 
-from course.package import main, package
+from course.manifest import load_course
+from tooling.paths import LESSONS_DIR, SOLUTIONS_DIR
+from tooling.student.hand_in import main, package
+
+COURSE = load_course()
+ZIP_NAME = f"{COURSE.assignment}-submission.zip"
 
 
-def lesson_folder(root):
-    folder = root / "lessons" / COURSE.assignment
-    folder.mkdir(parents=True)
-    write_lesson(folder)
+@pytest.fixture
+def unzipped(tmp_path):
+    """A course as a student unzipped it and finished it: the solutions in the lesson folder."""
+    folder = tmp_path / "lessons" / COURSE.assignment
+    shutil.copytree(SOLUTIONS_DIR / COURSE.assignment, folder)
     (folder / ".check-history.json").write_text("{}", encoding="utf-8")
     (folder / ".ipynb_checkpoints").mkdir()
     (folder / "notes.txt").write_text("mine", encoding="utf-8")
-    return folder
+    return tmp_path
 
 
-def test_the_zip_holds_the_saved_notebooks_and_nothing_else(tmp_path):
-    lesson_folder(tmp_path)
-    target, lines = package(tmp_path)
-    assert target == tmp_path / f"{COURSE.assignment}-submission.zip"
+def test_the_zip_holds_the_saved_notebooks_and_nothing_else(unzipped):
+    target, lines = package(unzipped)
+    assert target == unzipped / ZIP_NAME
     with zipfile.ZipFile(target) as archive:
         names = archive.namelist()
-    assert names == [f"{COURSE.assignment}/{step.notebook}" for step in COURSE.steps]
-    assert all(line.startswith("✓") for line in lines)
+    assert names == [f"{COURSE.assignment}/{step.notebook}" for step in COURSE.all_steps]
+    assert len(lines) == len(COURSE.steps)
+    assert all(line.startswith("✓") for line in lines), lines
 
 
-def test_it_works_from_the_lesson_folder_itself_and_names_unfinished_steps(tmp_path):
-    folder = lesson_folder(tmp_path)
-    write_notebook(
-        folder / COURSE.steps[1].notebook,
-        [exercise_cell("failure-code", "def failure_code(e):\n    raise NotImplementedError()\n")],
-    )
+def test_it_works_from_the_lesson_folder_itself_and_names_unfinished_steps(unzipped, tmp_path):
+    folder = unzipped / "lessons" / COURSE.assignment
+    step_2 = COURSE.steps[1]
+    shutil.copy2(LESSONS_DIR / COURSE.assignment / step_2.notebook, folder / step_2.notebook)
     _, lines = package(folder, tmp_path / "out.zip")
     assert lines[1].startswith("✗ Step 2 (02-failure-codes.ipynb): `failure_code` is not finished")
+    assert [line[0] for line in lines].count("✗") == 1
 
 
-def test_the_same_notebooks_give_the_same_zip(tmp_path):
-    lesson_folder(tmp_path)
-    first = package(tmp_path, tmp_path / "a.zip")[0].read_bytes()
-    assert package(tmp_path, tmp_path / "b.zip")[0].read_bytes() == first
+def test_the_same_notebooks_give_the_same_zip(unzipped):
+    first = package(unzipped, unzipped / "a.zip")[0].read_bytes()
+    assert package(unzipped, unzipped / "b.zip")[0].read_bytes() == first
 
 
 def test_no_notebook_is_one_line_on_stderr_and_exit_1(tmp_path, capsys):
@@ -48,11 +53,11 @@ def test_no_notebook_is_one_line_on_stderr_and_exit_1(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("error: No notebook of the lesson was found")
     assert err.count("\n") == 1
+    assert not (tmp_path / ZIP_NAME).exists()
 
 
-def test_the_command_says_where_the_zip_is(tmp_path, capsys):
-    lesson_folder(tmp_path)
-    assert main([str(tmp_path)]) == 0
+def test_the_command_says_where_the_zip_is(unzipped, capsys):
+    assert main([str(unzipped)]) == 0
     out = capsys.readouterr().out
     assert "Your saved work, as the grader will read it:" in out
-    assert f"Wrote {tmp_path / (COURSE.assignment + '-submission.zip')}" in out
+    assert f"Wrote {unzipped / ZIP_NAME}" in out

@@ -139,7 +139,7 @@ def test_student_readme_gives_windows_commands_beside_the_posix_ones(handout):
     assert "py -m venv .venv" in readme
     assert ".venv\\Scripts\\pip install -r requirements.txt" in readme
     assert f".venv\\Scripts\\jupyter lab lessons\\{assignment_name()}" in readme
-    assert ".venv\\Scripts\\python -m course.package" in readme
+    assert ".venv\\Scripts\\python hand_in.py" in readme
 
 
 def test_student_readme_says_what_carries_forward_and_how_to_hand_in(handout):
@@ -159,7 +159,7 @@ def test_package_my_work_runs_in_the_handout_and_zips_only_the_notebooks(handout
     shutil.copytree(folder, work)
     (work / "lessons" / assignment_name() / "scratch.txt").write_text("mine", encoding="utf-8")
     completed = subprocess.run(
-        [sys.executable, "-m", "course.package"],
+        [sys.executable, "hand_in.py"],
         cwd=work,
         capture_output=True,
         text=True,

@@ -1,9 +1,10 @@
-"""Package a student's saved notebooks into one zip to hand in: `python -m course.package`.
+"""Package a student's saved notebooks into one zip to hand in: `python hand_in.py`.
 
-Run it in the folder the course was unzipped into (or in the lesson folder itself). It reads
-the saved notebooks exactly as the grader does, says which steps are finished, and writes
-`<assignment>-submission.zip` holding the notebooks and nothing else: no checkpoints, no
-history, no other file of the folder.
+The handout ships this file at its top (tooling/handout.py copies it there). Run it in the
+folder the course was unzipped into, or pass that folder (or the lesson folder itself). It
+reads the saved notebooks exactly as the grader does, says which steps are finished, and
+writes `<assignment>-submission.zip` holding the notebooks and nothing else: no checkpoints,
+no history, no other file of the folder.
 """
 
 import argparse
@@ -11,13 +12,14 @@ import sys
 import zipfile
 from pathlib import Path
 
-from course import assemble
+from course.assemble import read_step
+from course.manifest import Course, load_course
 from course.status import step_state
 
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # a fixed date: the same notebooks give the same zip
 
 
-def lesson_folder(start, course):
+def lesson_folder(start: str | Path, course: Course) -> Path | None:
     """Return the folder holding the lesson's notebooks: `start` itself, or its lessons/ folder."""
     for folder in (Path(start), Path(start) / "lessons" / course.assignment):
         if any((folder / step.notebook).is_file() for step in course.all_steps):
@@ -25,12 +27,14 @@ def lesson_folder(start, course):
     return None
 
 
-def package(start=".", out=None, course=None):
+def package(
+    start: str | Path = ".", out: str | Path | None = None, course: Course | None = None
+) -> tuple[Path, list[str]]:
     """Zip the saved notebooks found from `start`; return (zip path, report lines).
 
     Raise FileNotFoundError, with a sentence for the student, when no notebook is found.
     """
-    course = course or assemble.load_course()
+    course = course or load_course()
     folder = lesson_folder(start, course)
     if folder is None:
         raise FileNotFoundError(
@@ -40,7 +44,7 @@ def package(start=".", out=None, course=None):
         )
     lines = []
     for step in course.steps:
-        mark, sentences = step_state(assemble.read_step(folder, step), folder)
+        mark, sentences = step_state(read_step(folder, step), folder)
         lines.append(f"{mark} {step.label}: " + " ".join(sentences))
     notebooks = [folder / s.notebook for s in course.all_steps if (folder / s.notebook).is_file()]
     target = Path(out or Path(start) / f"{course.assignment}-submission.zip")
@@ -52,9 +56,9 @@ def package(start=".", out=None, course=None):
     return target, lines
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     """Package the notebooks and say what the zip holds; exit 1 with one line if none is found."""
-    parser = argparse.ArgumentParser(prog="python -m course.package", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python hand_in.py", description=__doc__)
     parser.add_argument("folder", nargs="?", default=".", help="where the course was unzipped")
     parser.add_argument("--out", help="the zip to write (default: <assignment>-submission.zip)")
     args = parser.parse_args(argv)

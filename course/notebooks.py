@@ -1,0 +1,76 @@
+"""Reading a saved notebook: its cells, their ids and sources, and which cells are the student's.
+
+Notebooks are read as the JSON they are saved as, with the standard library only, because this
+runs beside student code in the grader's worker too. A file that is not a notebook raises
+AssemblyError with a sentence a student can act on.
+"""
+
+import json
+from pathlib import Path
+from typing import Any
+
+# A notebook cell as its JSON holds it: "cell_type", "id", "metadata", "source"...
+NotebookCell = dict[str, Any]
+
+
+class AssemblyError(Exception):
+    """A problem with a student's notebooks, explained in a student's words."""
+
+    def _render_traceback_(self) -> list[str]:
+        # IPython calls this instead of printing a traceback of the course's internals.
+        return [f"⚠ {self}"]
+
+
+def read_notebook_cells(path: str | Path) -> list[NotebookCell]:
+    """Return the cells of the notebook at `path`; raise AssemblyError if it cannot be read."""
+    try:
+        notebook = json.loads(Path(path).read_text(encoding="utf-8"))
+        cells = notebook["cells"]
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as error:
+        raise AssemblyError(
+            f"{Path(path).name} could not be read as a notebook ({type(error).__name__}). "
+            "Open it in JupyterLab; if it will not open, start again from a fresh copy "
+            "of the lesson."
+        ) from None
+    if not isinstance(cells, list):
+        raise AssemblyError(f"{Path(path).name} has no list of cells, so it is not a notebook.")
+    return [cell for cell in cells if isinstance(cell, dict)]
+
+
+def _nbgrader(cell: NotebookCell) -> object:
+    """Return the cell's nbgrader metadata as saved (not always a dict in a damaged file)."""
+    metadata = cell.get("metadata")
+    return metadata.get("nbgrader") if isinstance(metadata, dict) else None
+
+
+def cell_id_of(cell: NotebookCell) -> Any:
+    """Return a notebook cell's stable id: its nbgrader grade_id, else its nbformat id."""
+    nbgrader = _nbgrader(cell)
+    grade_id = nbgrader.get("grade_id") if isinstance(nbgrader, dict) else None
+    return grade_id or cell.get("id")
+
+
+def is_own_cell(cell: NotebookCell) -> bool:
+    """Return True for a code cell that is the student's: one they added, or an editable one.
+
+    The course marks its cells with an nbgrader grade_id; of those, only solution cells are
+    the student's to edit (a copy of another step's exercise cell, pasted here, included).
+    """
+    nbgrader = _nbgrader(cell)
+    if cell.get("cell_type") != "code":
+        return False
+    if not isinstance(nbgrader, dict) or not nbgrader.get("grade_id"):
+        return True
+    return bool(nbgrader.get("solution"))
+
+
+def source_of(cell: NotebookCell) -> str:
+    """Return a notebook cell's source as one string."""
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else str(source)
+
+
+def first_line(source: str, width: int = 40) -> str:
+    """Return the first non-blank line of `source`, shortened to `width` characters."""
+    line = next((text.strip() for text in source.splitlines() if text.strip()), "")
+    return line if len(line) <= width else line[: width - 1] + "…"

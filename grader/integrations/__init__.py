@@ -1,0 +1,1 @@
+"""The grader inside other systems: Gradescope's autograder bundle and what runs in it."""

@@ -4,13 +4,15 @@ import argparse
 import sys
 from pathlib import Path
 
-from grader import class_report, gradescope, late, lms, roster
 from grader.discover import UsageError
-from grader.gradebook import ClassBook, GradebookSettings
+from grader.gradebook import late, lms, roster
+from grader.gradebook.book import ClassBook, GradebookSettings
+from grader.integrations import gradescope
 from grader.model import Limits
 from grader.paths import SAMPLE_CLASS
 from grader.pipeline import Interrupted, find_submissions, grade_submissions, stop_on_signals
 from grader.progress import ProgressBar, interrupted_message, resumed_message, summary_table
+from grader.reports import class_report
 from grader.run import RunSettings
 from grader.sandbox import containment
 from grader.shards import Shard, gather

@@ -13,12 +13,14 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable
 
-from grader import class_report, lms, report, resume, run
+from grader import resume, run
+from grader.gradebook import lms
+from grader.reports import class_report, files
 
 # Every file or folder the grader writes in DIR for the whole class.
 CLASS_FILES = (
-    report.GRADES_FILE,
-    report.TIMINGS_FILE,
+    files.GRADES_FILE,
+    files.TIMINGS_FILE,
     *class_report.CLASS_FILES,
     *(lms.lms_file_name(system) for system in lms.SYSTEMS),
     resume.STORE_FOLDER,

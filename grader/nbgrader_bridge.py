@@ -20,9 +20,9 @@ from pathlib import Path
 from course.assemble import load_course
 from grader import run
 from grader.discover import Found
-from grader.feedback import case_title
 from grader.load import load
 from grader.model import CATEGORIES, POINTS_PER_CATEGORY, SETTLED, RunResult
+from grader.reports.feedback import case_title
 from grader.score import score
 
 GRADE_ID_PREFIX = "grade-"

@@ -8,7 +8,7 @@ and its exports are ready for a gradebook:
 - CanvasExport, MoodleExport (`nbgrader export --exporter=…`): the LMS files `grade --lms`
   writes, from nbgrader's gradebook, so its late penalties and its roster shape them.
 - PerHourPenalty (`AssignLatePenalties.plugin_class`): points off per started hour, the rule
-  `grade --late-policy per-hour:P` applies (grader.late), so both give the same grades.
+  `grade --late-policy per-hour:P` applies (grader.gradebook.late), so both give the same grades.
 - OverwriteReleasedCells (autograde): nbgrader checks a locked cell against the instructor's
   version, hidden tests included, so every grade cell with hidden tests warned "Attribute
   'checksum' … has changed!" for every student; this compares it with the released version.
@@ -27,10 +27,10 @@ from nbgrader.plugins import CsvExportPlugin, ExportPlugin, LateSubmissionPlugin
 from nbgrader.preprocessors import ClearHiddenTests, OverwriteCells
 from traitlets import Bool, Float, List
 
-from grader.feedback import format_points
-from grader.late import late_penalty
-from grader.lms import LmsRow, lms_csv, lms_file_name
-from grader.report import write_atomically
+from grader.gradebook.late import late_penalty
+from grader.gradebook.lms import LmsRow, lms_csv, lms_file_name
+from grader.reports.feedback import format_points
+from grader.reports.files import write_atomically
 
 CSV_COLUMNS = (
     "assignment",

@@ -16,11 +16,12 @@ import time
 from pathlib import Path
 
 from course.assemble import load_course
-from grader import ids, report, resume, run
+from grader import ids, resume, run
 from grader.discover import UsageError, discover
-from grader.gradebook import ClassBook
+from grader.gradebook.book import ClassBook
 from grader.load import load
 from grader.model import MISSING, JobFacts, RunResult, Submission
+from grader.reports import files
 from grader.score import score
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -97,14 +98,14 @@ def grade_submissions(submissions, out_dir, settings, progress=None, book=None, 
     Each student's files, and the run result kept for resuming, are written as soon as that
     student is graded, so an interruption keeps every result already computed; grades.csv is
     rewritten on the way out with every student finished so far. What is kept of each student
-    in memory is their StudentSummary (grader.summary), a few hundred bytes however long their
+    in memory is their StudentSummary (grader.gradebook.summary), a few hundred bytes however long their
     report, so a run's memory does not grow with the class.
 
     `progress`, if given, has `start(total)`, called once, `advance(grade)`, called after each
     student graded, `resume(grade)`, called instead for each student whose stored result is
     reused, and `note(line)`, if it has one, called with one line for the instructor about
     anything that went wrong (a refused student id, a grader failure, a job that died).
-    `book`, a grader.gradebook.ClassBook if given, adds a "missing" row for each rostered
+    `book`, a grader.gradebook.book.ClassBook if given, adds a "missing" row for each rostered
     student who sent nothing, with its late penalty each summary it keeps; grades.csv then has
     its columns too. `shard`, a grader.shards.Shard if given, grades only its slice of the class.
     """
@@ -145,7 +146,7 @@ def grade_submissions(submissions, out_dir, settings, progress=None, book=None, 
     finally:
         with _signals_held():
             grading.write_grades()
-            report.write_timings(grading.finished_after, out_dir)
+            files.write_timings(grading.finished_after, out_dir)
     return [s for s in book.summaries() if s.student in grading.recorded]
 
 
@@ -244,7 +245,7 @@ class _Grading:
         """Write grades.csv with every student recorded so far (and the book's columns)."""
         columns = (self.book.grades_columns(), self.book.grades_cells)
         summaries = [s for s in self.book.summaries() if s.student in self.recorded]
-        report.write_grades(summaries, self.out_dir, columns)
+        files.write_grades(summaries, self.out_dir, columns)
 
     def record(self, result, resumed=False):
         """Score, report and keep one result; a result already recorded is ignored."""
@@ -327,7 +328,7 @@ class _Grading:
     def _write_files(self, grade):
         """Write a student's own files, unless their id was refused or they sent nothing."""
         if self._writes_files(grade):
-            report.write_student(grade, self.out_dir, self.course)
+            files.write_student(grade, self.out_dir, self.course)
 
 
 def _shown(text):

@@ -1,7 +1,7 @@
 """What a grading run shows the instructor: a progress bar, then one table and a few lines."""
 
-from grader.feedback import format_points
 from grader.model import CATEGORIES
+from grader.reports.feedback import format_points
 
 
 def interrupted_message(progress, out_dir):

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from grader.model import RUN_STATUSES, TEST_STATUSES, HiddenTest, JobFacts, RunResult, TestOutcome
 from grader.paths import PROJECT_ROOT
-from grader.report import readable_json, write_atomically
+from grader.reports.files import readable_json, write_atomically
 from grader.sandbox.containment import RUNTIME_FILES, RUNTIME_FOLDERS
 
 STORE_FOLDER = ".resume"

@@ -14,16 +14,16 @@ due date it works out each submission's lateness and penalty (grader.late).
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from grader.feedback import format_points
-from grader.late import LatePolicy, Submitted, submitted_at
-from grader.model import MISSING, Grade, RunResult, Submission
-from grader.summary import (
+from grader.gradebook.late import LatePolicy, Submitted, submitted_at
+from grader.gradebook.summary import (
     CatalogueTest,
     StudentSummary,
     error_summary,
     one_line_comment,
     summarize,
 )
+from grader.model import MISSING, Grade, RunResult, Submission
+from grader.reports.feedback import format_points
 
 MISSING_REASON = "No submission was received from you for this assignment."
 NAMES_LISTED = 10  # students named in one summary line before "and N more"

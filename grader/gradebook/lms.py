@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from course.assemble import load_course
-from grader.feedback import format_points
-from grader.report import write_atomically
-from grader.summary import StudentSummary, one_line_comment
+from grader.gradebook.summary import StudentSummary, one_line_comment
+from grader.reports.feedback import format_points
+from grader.reports.files import write_atomically
 
 # Canvas's gradebook import: the five student columns it exports, then one per assignment.
 # "Points Possible" is the row Canvas itself writes under the header, with the points per item.

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from grader.feedback import format_points
 from grader.model import CATEGORIES, MISSING, POINTS_PER_CATEGORY, TEST_STATUSES, Grade
+from grader.reports.feedback import format_points
 
 NO_VERDICT = 255  # the byte for a hidden test this student has no outcome for
 

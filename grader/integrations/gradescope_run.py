@@ -16,10 +16,10 @@ from pathlib import Path
 
 from course.assemble import ExerciseCell, load_course
 from grader.discover import Found
-from grader.gradescope import SELFCHECK_FILES, SELFCHECK_FOLDER, BundleSettings
+from grader.integrations.gradescope import SELFCHECK_FILES, SELFCHECK_FOLDER, BundleSettings
 from grader.model import Limits, Submission
 from grader.pipeline import grade_submissions, load_safely
-from grader.report import results_json, write_atomically
+from grader.reports.files import results_json, write_atomically
 from grader.run import RunSettings
 from grader.sandbox import containment
 from grader.sandbox.cleanup import temporary_folder

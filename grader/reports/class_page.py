@@ -11,10 +11,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from grader import charts
-from grader.feedback import format_points
+from grader.gradebook.summary import StudentSummary
 from grader.model import CATEGORIES, MISSING
-from grader.summary import StudentSummary
+from grader.reports import charts
+from grader.reports.feedback import format_points
 
 FEEDBACK_PAGE = "feedback.html"
 STUDENT_NAMES_SHOWN = 60  # per hidden test, before "and N more"

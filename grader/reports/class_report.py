@@ -21,10 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from statistics import median, quantiles
 
-from grader import class_page
-from grader.charts import Bar
-from grader.class_page import counted
-from grader.feedback import STATUS_WORDS, format_points
+from grader.gradebook.summary import CatalogueTest, StudentSummary, error_summary, summarize
 from grader.model import (
     CATEGORIES,
     MISSING,
@@ -34,8 +31,11 @@ from grader.model import (
     Grade,
     RunStatus,
 )
-from grader.report import write_atomically
-from grader.summary import CatalogueTest, StudentSummary, error_summary, summarize
+from grader.reports import class_page
+from grader.reports.charts import Bar
+from grader.reports.class_page import counted
+from grader.reports.feedback import STATUS_WORDS, format_points
+from grader.reports.files import write_atomically
 
 REPORT_FILE = "report.html"
 ITEM_ANALYSIS_FILE = "item-analysis.csv"

@@ -6,8 +6,8 @@ without a Markdown library.
 
 import html
 
-from grader import hints
 from grader.model import CATEGORIES, SETTLED, TestStatus
+from grader.reports import hints
 
 # How the feedback page words each test status.
 STATUS_WORDS = {

@@ -13,8 +13,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from grader import feedback, hints
 from grader.model import CATEGORIES, SETTLED
+from grader.reports import feedback, hints
 from grader.score import points_of_tests
 
 GRADES_FILE = "grades.csv"

@@ -3,9 +3,9 @@
 from dataclasses import replace
 from typing import NamedTuple
 
+from grader.gradebook.summary import summarize
 from grader.model import CATEGORIES, MISSING, RunResult, Submission, TestOutcome
 from grader.score import score
-from grader.summary import summarize
 
 
 class Hidden(NamedTuple):

@@ -26,9 +26,10 @@ from test_report_files import grade_for
 from test_resume_runs import SLOW_WRAPPER, ProcessTree, wait_for
 from test_run_job_failure import DYING_JOB
 
-from grader import class_report, cli, dispatch, ids, pipeline, report, run
+from grader import cli, dispatch, ids, pipeline, run
 from grader.discover import student_id
 from grader.pipeline import find_submissions
+from grader.reports import class_report, files
 from grader.sandbox.cleanup import remove_tree, temporary_folder
 
 NOBODY = 65534  # a user whom permissions bind, unlike root
@@ -294,7 +295,7 @@ def failing_steps(tmp_path_factory):
     real_load, real_score, real_write, real_result = (
         pipeline.load,
         pipeline.score,
-        report.write_student,
+        files.write_student,
         run._result,
     )
 
@@ -321,7 +322,7 @@ def failing_steps(tmp_path_factory):
     for target, name, replacement in [
         (pipeline, "load", load),
         (pipeline, "score", score),
-        (report, "write_student", write_student),
+        (files, "write_student", write_student),
         (run, "_result", result),
     ]:
         monkeypatch.setattr(target, name, replacement)

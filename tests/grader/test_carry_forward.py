@@ -15,8 +15,8 @@ import pytest
 from course.assemble import load_course
 from grader import run
 from grader.discover import Found
-from grader.feedback import feedback_blocks, render_markdown
 from grader.load import load
+from grader.reports.feedback import feedback_blocks, render_markdown
 from grader.score import score
 
 COURSE = load_course()

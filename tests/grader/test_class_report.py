@@ -10,9 +10,9 @@ from html.parser import HTMLParser
 
 from gradebook_builders import CATALOGUE, CLASS, grade_for, missing_grade, summary_with_points
 
-from grader import class_report
+from grader.gradebook.summary import StudentSummary, summarize
 from grader.model import CATEGORIES, MISSING, RUN_STATUSES, TestOutcome
-from grader.summary import StudentSummary, summarize
+from grader.reports import class_report
 
 
 class PageReader(HTMLParser):

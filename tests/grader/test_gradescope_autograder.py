@@ -167,7 +167,13 @@ def test_run_autograder_makes_the_source_folder_root_s_alone(bundle, tmp_path):
 def test_the_bundle_self_check_passes_with_the_reference_at_full_marks(bundle, tmp_path):
     root = autograder_root(bundle, tmp_path)
     completed = subprocess.run(
-        [str(root / "venv/bin/python"), "-m", "grader.gradescope_run", "selfcheck", str(root)],
+        [
+            str(root / "venv/bin/python"),
+            "-m",
+            "grader.integrations.gradescope_run",
+            "selfcheck",
+            str(root),
+        ],
         cwd=root / "source",
         capture_output=True,
         text=True,
@@ -182,7 +188,7 @@ def test_the_bundle_self_check_passes_with_the_reference_at_full_marks(bundle, t
 
 IMPORTS_PROBE = """
 import importlib.metadata, json, sys
-import grader.gradescope_run, grader.job, grader.plugin, grader.sandbox.inside.guard
+import grader.integrations.gradescope_run, grader.job, grader.plugin, grader.sandbox.inside.guard
 tops = {name.split(".")[0] for name in sys.modules}
 outside = sorted(t for t in tops if t not in sys.stdlib_module_names and not t.startswith("_"))
 owners = importlib.metadata.packages_distributions()

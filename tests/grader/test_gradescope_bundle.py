@@ -9,7 +9,7 @@ import zipfile
 import pytest
 from gradescope_roots import HONEST_TWIN, PROJECT, REFERENCE, SEARCHER, build_bundle
 
-from grader import gradescope, gradescope_run
+from grader.integrations import gradescope, gradescope_run
 
 
 @pytest.fixture(scope="module")

@@ -164,7 +164,13 @@ def test_run_autograder_without_bubblewrap_fails_loudly_and_writes_no_grade(
 def test_setup_s_self_check_fails_the_image_without_bubblewrap(bundle, refusing_bwrap, tmp_path):
     root = autograder_root(bundle, tmp_path)
     completed = subprocess.run(
-        [str(root / "venv/bin/python"), "-m", "grader.gradescope_run", "selfcheck", str(root)],
+        [
+            str(root / "venv/bin/python"),
+            "-m",
+            "grader.integrations.gradescope_run",
+            "selfcheck",
+            str(root),
+        ],
         env={"PATH": refusing_bwrap, "LANG": "C.UTF-8"},
         capture_output=True,
         text=True,

@@ -5,8 +5,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from grader.gradescope import bundle_entries
 from grader.hidden.probes import MARKER
+from grader.integrations.gradescope import bundle_entries
 from grader.job import HIDDEN_CONFIG, pytest_arguments
 from grader.model import CATEGORIES
 from grader.plugin import describe, direct_arguments

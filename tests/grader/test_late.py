@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from grader.discover import UsageError
-from grader.late import (
+from grader.gradebook.late import (
     TIMESTAMP_FILE,
     LatePolicy,
     late_penalty,

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from gradebook_builders import CLASS, missing_grade
 
-from grader import lms
-from grader.summary import summarize
+from grader.gradebook import lms
+from grader.gradebook.summary import summarize
 
 PROJECT = Path(__file__).resolve().parents[2]
 README = PROJECT / "README.md"

@@ -2,7 +2,6 @@
 
 import json
 
-from grader import class_report, feedback, hints
 from grader.model import (
     RUN_STATUSES,
     SETTLED,
@@ -12,6 +11,7 @@ from grader.model import (
     TestStatus,
 )
 from grader.plugin import status_of_error
+from grader.reports import class_report, feedback, hints
 from grader.sandbox.client import SandboxProblem
 from grader.sandbox.session import LoadFailure, OutputLimit
 

@@ -2,8 +2,9 @@
 
 from typing import NamedTuple
 
-from grader import feedback, model
+from grader import model
 from grader.model import RunResult, Submission
+from grader.reports import feedback
 from grader.score import score
 
 

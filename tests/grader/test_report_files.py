@@ -5,10 +5,11 @@ import json
 import os
 from typing import NamedTuple
 
-from grader import model, report
+from grader import model
+from grader.gradebook.summary import summarize
 from grader.model import CATEGORIES, RunResult, Submission
+from grader.reports import files
 from grader.score import score
-from grader.summary import summarize
 
 
 class Hidden(NamedTuple):
@@ -44,7 +45,7 @@ def test_grades_csv_has_one_row_per_student_with_every_category(tmp_path):
         grade_for("grace", ["passed"] * 4),
         grade_for("ada", ["passed", "failed", "passed", "failed"]),
     ]
-    report.write_grades(map(summarize, grades), tmp_path)
+    files.write_grades(map(summarize, grades), tmp_path)
     with (tmp_path / "grades.csv").open(encoding="utf-8", newline="") as stream:
         rows = list(csv.DictReader(stream))
     assert list(rows[0]) == ["student", "score", "max_score", *CATEGORIES, "status"]
@@ -57,7 +58,7 @@ def test_grades_csv_has_one_row_per_student_with_every_category(tmp_path):
 
 def test_results_json_has_one_gradescope_test_per_hidden_test(tmp_path):
     grade = grade_for("ada", ["passed", "failed", "passed", "failed"])
-    report.write_student(grade, tmp_path)
+    files.write_student(grade, tmp_path)
     document = json.loads((tmp_path / "ada" / "results.json").read_text(encoding="utf-8"))
     assert document["score"] == grade.score
     tests = document["tests"]
@@ -73,7 +74,7 @@ def test_results_json_has_one_gradescope_test_per_hidden_test(tmp_path):
 
 def test_a_failed_test_output_names_the_lesson_step_and_never_the_printed_output(tmp_path):
     grade = grade_for("ada", ["passed", "passed", "passed", "failed"])
-    report.write_student(grade, tmp_path)
+    files.write_student(grade, tmp_path)
     tests = json.loads((tmp_path / "ada" / "results.json").read_text(encoding="utf-8"))["tests"]
     ownership = tests[-1]["output"]
     assert "05-ownership.ipynb" in ownership
@@ -83,15 +84,15 @@ def test_a_failed_test_output_names_the_lesson_step_and_never_the_printed_output
 
 def test_a_timed_out_test_says_so_plainly(tmp_path):
     grade = grade_for("ada", ["timeout", "passed", "passed", "passed"])
-    output = json.loads(report.results_json(grade))["tests"][0]["output"]
+    output = json.loads(files.results_json(grade))["tests"][0]["output"]
     assert "did not finish in time" in output
 
 
 def test_the_same_grades_give_byte_identical_files(tmp_path):
     grades = [grade_for("ada", ["passed", "failed", "timeout", "passed"])]
     for out in (tmp_path / "one", tmp_path / "two"):
-        report.write_grades(map(summarize, grades), out)
-        report.write_student(grades[0], out)
+        files.write_grades(map(summarize, grades), out)
+        files.write_student(grades[0], out)
     for name in ("grades.csv", "ada/results.json", "ada/feedback.md", "ada/feedback.html"):
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
 
@@ -99,13 +100,13 @@ def test_the_same_grades_give_byte_identical_files(tmp_path):
 def test_writing_atomically_replaces_the_file_and_leaves_no_temporary_file(tmp_path):
     target = tmp_path / "grades.csv"
     target.write_text("old", encoding="utf-8")
-    report.write_atomically(target, "new")
+    files.write_atomically(target, "new")
     assert target.read_text(encoding="utf-8") == "new"
     assert [p.name for p in tmp_path.iterdir()] == ["grades.csv"]
 
 
 def test_timings_go_in_their_own_file(tmp_path):
-    report.write_timings({"ada": 1.23456}, tmp_path)
+    files.write_timings({"ada": 1.23456}, tmp_path)
     assert json.loads((tmp_path / "timings.json").read_text(encoding="utf-8")) == {"ada": 1.235}
 
 
@@ -114,9 +115,9 @@ def test_the_summary_says_what_to_do_next():
     passes = tuple(model.TestOutcome(t.test_id, t.category, "passed", "") for t in every_category)
     submission = Submission(student="ada", path="ada.py", kind="python", units=())
     grade = score(RunResult(submission, passes, "completed"), every_category)
-    perfect = json.loads(report.results_json(grade))
-    partial = json.loads(report.results_json(grade_for("ada", ["failed"] * 4)))
-    stopped = json.loads(report.results_json(grade_for("ada", [], run_status="timeout")))
+    perfect = json.loads(files.results_json(grade))
+    partial = json.loads(files.results_json(grade_for("ada", ["failed"] * 4)))
+    stopped = json.loads(files.results_json(grade_for("ada", [], run_status="timeout")))
     assert "Every hidden test passed" in perfect["output"]
     assert "revisit" in partial["output"]
     assert "stopped early" in stopped["output"]
@@ -125,10 +126,10 @@ def test_the_summary_says_what_to_do_next():
 def test_report_files_are_the_instructors_groups_at_most_and_never_the_worlds(tmp_path):
     before = os.umask(0o022)  # the usual umask, which would let every user read
     try:
-        report.write_student(grade_for("ada", ["passed"] * 4), tmp_path / "out")
-        report.write_grades([summarize(grade_for("ada", ["passed"] * 4))], tmp_path / "out")
+        files.write_student(grade_for("ada", ["passed"] * 4), tmp_path / "out")
+        files.write_grades([summarize(grade_for("ada", ["passed"] * 4))], tmp_path / "out")
         os.umask(0o077)
-        report.write_grades([summarize(grade_for("ada", ["passed"] * 4))], tmp_path / "private")
+        files.write_grades([summarize(grade_for("ada", ["passed"] * 4))], tmp_path / "private")
     finally:
         os.umask(before)
     out = tmp_path / "out"

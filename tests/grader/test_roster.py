@@ -3,7 +3,7 @@
 import pytest
 
 from grader.discover import UsageError
-from grader.roster import read_roster
+from grader.gradebook.roster import read_roster
 
 
 def roster(tmp_path, text, encoding="utf-8"):

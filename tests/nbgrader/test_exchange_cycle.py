@@ -29,7 +29,7 @@ import pytest
 from classroom import ASSIGNMENT, answer_in_place, budget_bug, reference_answers
 from conftest import GRADED_NOTEBOOK, VENV_BIN
 
-from grader.late import TIMESTAMP_FILE, parse_time
+from grader.gradebook.late import TIMESTAMP_FILE, parse_time
 from tooling.paths import NBGRADER_CONFIG, SOLUTIONS_DIR
 
 pytestmark = pytest.mark.skipif(

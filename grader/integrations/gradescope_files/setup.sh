@@ -32,4 +32,4 @@ chown -R 0:0 "$SOURCE"
 chmod -R go-rwx "$SOURCE"
 
 cd "$SOURCE"
-"$VENV/bin/python" -m grader.gradescope_run selfcheck "$ROOT"
+"$VENV/bin/python" -m grader.integrations.gradescope_run selfcheck "$ROOT"

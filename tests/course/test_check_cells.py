@@ -2,7 +2,7 @@
 
 import json
 
-from lesson_files import COURSE, SOLUTIONS, course_cell, exercise_cell, write_lesson, write_notebook
+from builders import COURSE, SOLUTIONS, copy_solutions, course_cell, exercise_cell, write_notebook
 
 from course.assemble import ExerciseCell, exercise_cells, run_cells
 from course.checks import check, check_saved_work
@@ -105,11 +105,7 @@ def test_a_failing_check_prints_its_miss_on_stderr_after_the_passes(tmp_path, ca
 
 
 def test_check_saved_work_grades_the_saved_files_one_line_per_function(tmp_path, capsys):
-    write_lesson(tmp_path)  # every function returns a number: no check passes
-    for step in COURSE.steps:
-        (tmp_path / step.notebook).write_text(
-            (SOLUTIONS / step.notebook).read_text(encoding="utf-8"), encoding="utf-8"
-        )
+    copy_solutions(tmp_path)
     write_notebook(
         tmp_path / STEP_2.notebook,
         [
@@ -131,10 +127,7 @@ def test_check_saved_work_grades_the_saved_files_one_line_per_function(tmp_path,
 
 
 def test_check_saved_work_names_a_kernel_function_that_is_not_the_saved_one(tmp_path, capsys):
-    for step in COURSE.steps:
-        (tmp_path / step.notebook).write_text(
-            (SOLUTIONS / step.notebook).read_text(encoding="utf-8"), encoding="utf-8"
-        )
+    copy_solutions(tmp_path)
     namespace = kernel_with("def invoke_tool(request, tools, **options):\n    return {}\n", STEP_7)
     check_saved_work(namespace, folder=tmp_path)
     printed = capsys.readouterr()

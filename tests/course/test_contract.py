@@ -1,15 +1,14 @@
 """course/contract.py says what docs/CONTRACT.md says, and the sandbox can import it as it is."""
 
 import re
-from pathlib import Path
 
 import pytest
 
 from course import contract
 from course.assemble import load_course
+from grader.paths import PROJECT_ROOT
 
-REPO = Path(__file__).resolve().parents[2]
-CONTRACT = (REPO / "docs" / "CONTRACT.md").read_text(encoding="utf-8")
+CONTRACT = (PROJECT_ROOT / "docs" / "CONTRACT.md").read_text(encoding="utf-8")
 
 
 def table_rows(heading):
@@ -55,7 +54,7 @@ def test_every_category_is_taught_by_a_step_and_every_step_names_real_categories
 
 
 def test_a_manifest_naming_an_unknown_category_is_refused_with_the_known_ones(tmp_path):
-    manifest = (REPO / "course" / "steps.toml").read_text(encoding="utf-8")
+    manifest = (PROJECT_ROOT / "course" / "steps.toml").read_text(encoding="utf-8")
     steps_file = tmp_path / "steps.toml"
     steps_file.write_text(manifest.replace('"unicode_boundary"', '"byte_budget"'), "utf-8")
     with pytest.raises(KeyError, match="'byte_budget' is not a grading category") as raised:

@@ -1,15 +1,9 @@
 """The record of what each kernel last checked: compared with the saved file, never trusted more."""
 
-from lesson_files import COURSE, exercise_cell, write_notebook
+from builders import COURSE, exercise_cell, write_notebook
 
 from course.assemble import read_step
-from course.history import (
-    HISTORY_FILE,
-    read_history,
-    record_check,
-    saved_holds,
-    unsaved_note,
-)
+from course.history import HISTORY_FILE, read_history, record_check, saved_holds, unsaved_note
 
 STEP_4 = COURSE.steps[3]
 SAVED = "def budget_error(text, budget):\n    return None\n"

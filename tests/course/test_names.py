@@ -6,17 +6,15 @@ hidden tests, the lesson's check and its explorer alike.
 """
 
 import importlib
-from pathlib import Path
 
 import nbformat
 import pytest
+from builders import COURSE, SOLUTIONS
 
-from course.assemble import load_course
 from course.checks import CHECKS
+from grader.paths import PROJECT_ROOT
 
-COURSE = load_course()
-COURSE_DIR = Path(__file__).resolve().parents[2] / "course"
-SOLUTIONS = COURSE_DIR.parent / "solutions" / COURSE.assignment
+COURSE_DIR = PROJECT_ROOT / "course"
 # Modules shared by several steps' checks, named for what they hold.
 SHARED_CHECK_MODULES = {"__init__", "cases", "expectations"}
 WIDGET_STEPS = [

@@ -7,18 +7,16 @@ standard library.
 
 import ast
 import sys
-from pathlib import Path
 
 import pytest
 
+from grader.paths import PROJECT_ROOT
 from grader.sandbox.containment import COURSE_RUNTIME
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 def imported_modules(path):
     """Return the modules a file imports, at any depth (a function's own imports included)."""
-    tree = ast.parse((REPO / path).read_text(encoding="utf-8"))
+    tree = ast.parse((PROJECT_ROOT / path).read_text(encoding="utf-8"))
     names = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -33,7 +31,7 @@ def imported_modules(path):
 def module_file(name):
     """Return the repository path of a course module, or None when `name` is not a module."""
     for candidate in (f"{name.replace('.', '/')}.py", f"{name.replace('.', '/')}/__init__.py"):
-        if (REPO / candidate).is_file():
+        if (PROJECT_ROOT / candidate).is_file():
             return candidate
     return None
 

@@ -1,12 +1,13 @@
 """The setup cell reports on every earlier step, and a missing name gets advice of its own."""
 
 import pytest
-from lesson_files import (
+from builders import (
     COURSE,
     course_cell,
     exercise_cell,
     own_cell,
     write_lesson,
+    write_lesson_with,
     write_notebook,
 )
 
@@ -54,9 +55,9 @@ def test_the_first_step_says_there_is_nothing_to_load(tmp_path):
 
 def test_a_skipped_step_is_not_called_loaded(tmp_path):
     # The issue: with step 2 skipped, step 3 said "Loaded your earlier work: ..., failure_code".
-    write_lesson(tmp_path)
-    write_notebook(
-        tmp_path / STEP_2.notebook,
+    write_lesson_with(
+        tmp_path,
+        STEP_2,
         [
             exercise_cell(
                 "failure-code", "def failure_code(exc):\n    raise NotImplementedError()\n"
@@ -99,9 +100,9 @@ def test_a_check_that_passed_on_unsaved_work_is_pointed_out_even_when_the_file_i
 ):
     # The issue: step 4's check passed, Ctrl+S in a widget did not save, and step 7 then said
     # step 4 was unfinished with no word about saving.
-    write_lesson(tmp_path)
-    write_notebook(
-        tmp_path / STEP_4.notebook,
+    write_lesson_with(
+        tmp_path,
+        STEP_4,
         [
             exercise_cell(
                 "budget-error", "def budget_error(t, b):\n    raise NotImplementedError()\n"
@@ -127,9 +128,9 @@ def test_once_saved_the_same_step_is_ticked(tmp_path):
 
 
 def test_what_the_students_cells_print_while_loading_is_counted_not_shown(tmp_path):
-    write_lesson(tmp_path)
-    write_notebook(
-        tmp_path / STEP_2.notebook,
+    write_lesson_with(
+        tmp_path,
+        STEP_2,
         [
             exercise_cell("failure-code", "def failure_code(exc):\n    return 'tool_failed'\n"),
             own_cell("print('trying things')\nprint(failure_code(KeyError()))\n"),
@@ -158,9 +159,9 @@ ADVICE = {
 
 
 def advice_for(name, tmp_path, namespace=None):
-    write_lesson(tmp_path)
-    write_notebook(
-        tmp_path / STEP_4.notebook,
+    write_lesson_with(
+        tmp_path,
+        STEP_4,
         [
             course_cell("syntax-demo", "value = {'city': '東京'}\n"),
             exercise_cell("budget-error", "def budget_error(t, b):\n    return None\n"),

@@ -1,28 +1,12 @@
 """Step 1's check passes the reference and names what is wrong with realistic mistakes."""
 
-from pathlib import Path
+from builders import failure_of, reference
 
-from course.assemble import load_course, notebook_exercise_cells, run_cells
 from course.checks.envelope import check_make_envelope
-
-NOTEBOOK = Path(__file__).resolve().parents[3] / "solutions/bounded_results/01-the-envelope.ipynb"
-
-
-def reference_make_envelope():
-    """Return `make_envelope` as the solution notebook's exercise cell defines it."""
-    namespace = {}
-    assert run_cells(notebook_exercise_cells(NOTEBOOK, load_course()).cells, namespace) == ()
-    return namespace["make_envelope"]
-
-
-def failure_of(make_envelope):
-    report = check_make_envelope(make_envelope)
-    assert not report.ok, "the check passed"
-    return report.failure
 
 
 def test_the_reference_passes_every_case():
-    report = check_make_envelope(reference_make_envelope())
+    report = check_make_envelope(reference("make_envelope"))
     assert report.summary() == "All 6 checks of `make_envelope` passed."
     assert len(report.passed) == report.total == 6
 
@@ -44,7 +28,7 @@ def test_ok_given_as_an_int_is_caught_with_a_hint_about_bools():
         ok = 1 if error is None else 0
         return {"id": request_id, "ok": ok, "value": value, "error": error}
 
-    message = failure_of(make_envelope)
+    message = failure_of(check_make_envelope, make_envelope)
     assert "'ok' is 1 (int)" in message
     assert "must be the bool True or False" in message
 
@@ -54,7 +38,7 @@ def test_ok_the_wrong_way_round_gets_a_hint_about_its_direction_not_its_type():
         ok = error is not None  # the wrong way round, but a real bool
         return {"id": request_id, "ok": ok, "value": value, "error": error}
 
-    message = failure_of(make_envelope)
+    message = failure_of(check_make_envelope, make_envelope)
     assert "'ok' is False (bool)" in message
     assert "must be the bool" not in message
     assert "True for a success" in message
@@ -67,7 +51,7 @@ def test_replacing_a_falsy_id_is_caught():
             return {"id": request_id, "ok": True, "value": value, "error": None}
         return {"id": request_id, "ok": False, "value": None, "error": error}
 
-    message = failure_of(make_envelope)
+    message = failure_of(check_make_envelope, make_envelope)
     assert message.startswith('The ids 0, "", "0"')
     assert "'unknown'" in message
 
@@ -78,7 +62,7 @@ def test_treating_an_empty_value_as_a_failure_is_caught():
             return {"id": request_id, "ok": True, "value": value, "error": None}
         return {"id": request_id, "ok": False, "value": None, "error": error}
 
-    message = failure_of(make_envelope)
+    message = failure_of(check_make_envelope, make_envelope)
     assert "make_envelope('req-" in message
     assert "'ok' is False (bool)" in message
 
@@ -87,11 +71,13 @@ def test_a_missing_key_is_named():
     def make_envelope(request_id, *, value=None, error=None):
         return {"id": request_id, "ok": error is None, "value": value}
 
-    assert "exactly the keys 'error', 'id', 'ok' and 'value'" in failure_of(make_envelope)
+    assert "exactly the keys 'error', 'id', 'ok' and 'value'" in failure_of(
+        check_make_envelope, make_envelope
+    )
 
 
 def test_an_unfinished_exercise_gets_the_not_finished_message():
     def make_envelope(request_id, *, value=None, error=None):
         raise NotImplementedError()
 
-    assert "`make_envelope` is not finished yet" in failure_of(make_envelope)
+    assert "`make_envelope` is not finished yet" in failure_of(check_make_envelope, make_envelope)

@@ -1,12 +1,10 @@
 """Step 2's check passes the reference and names what is wrong with realistic mistakes."""
 
-from pathlib import Path
+from builders import failure_of, reference
 
-from course.assemble import load_course, notebook_exercise_cells, run_cells
 from course.checks.error_codes import LEAK_HINT, check_failure_code
 from course.supplied import InvalidInputError, NotFoundError, PermissionDeniedError
 
-NOTEBOOK = Path(__file__).resolve().parents[3] / "solutions/bounded_results/02-failure-codes.ipynb"
 CODES = {
     "InvalidInputError": "invalid_input",
     "PermissionDeniedError": "permission_denied",
@@ -14,22 +12,9 @@ CODES = {
 }
 
 
-def reference_failure_code():
-    """Return `failure_code` as the solution notebook's exercise cell defines it."""
-    namespace = {}
-    assert run_cells(notebook_exercise_cells(NOTEBOOK, load_course()).cells, namespace) == ()
-    return namespace["failure_code"]
-
-
-def failure_of(failure_code):
-    report = check_failure_code(failure_code)
-    assert not report.ok, "the check passed"
-    return report.failure
-
-
 def test_the_reference_passes_every_case():
     assert (
-        check_failure_code(reference_failure_code()).summary()
+        check_failure_code(reference("failure_code")).summary()
         == "All 6 checks of `failure_code` passed."
     )
 
@@ -48,7 +33,9 @@ def test_a_table_walked_with_isinstance_and_logging_is_accepted():
 
 
 def test_a_lookup_by_exact_type_name_misses_subclasses():
-    message = failure_of(lambda exc: CODES.get(type(exc).__name__, "tool_failed"))
+    message = failure_of(
+        check_failure_code, lambda exc: CODES.get(type(exc).__name__, "tool_failed")
+    )
     assert message.startswith("Subclasses and mixins of a course exception keep its code")
     assert "failure_code(MissingCityError('PRIVATE-7f3a')) returned 'tool_failed'" in message
 
@@ -63,13 +50,13 @@ def test_mapping_builtin_look_alikes_to_codes_is_caught():
             return "not_found"
         return "tool_failed"
 
-    message = failure_of(failure_code)
+    message = failure_of(check_failure_code, failure_code)
     assert message.startswith("Built-in KeyError, ValueError and PermissionError are tool_failed")
     assert "expected 'tool_failed'" in message
 
 
 def test_returning_the_message_is_caught_as_a_leak():
-    message = failure_of(lambda exc: str(exc))
+    message = failure_of(check_failure_code, lambda exc: str(exc))
     assert "returned 'PRIVATE-7f3a'" in message
     assert "private text" in message
 
@@ -86,7 +73,7 @@ def test_reading_the_text_even_just_to_keep_it_is_caught_when_str_raises():
             return "not_found"
         return "tool_failed"
 
-    message = failure_of(failure_code)
+    message = failure_of(check_failure_code, failure_code)
     assert message.startswith("An exception whose str() and repr() raise still gets its code")
     assert "called str() or repr() on the exception" in message
 
@@ -95,15 +82,15 @@ def test_an_unfinished_exercise_gets_the_not_finished_message():
     def failure_code(exc):
         raise NotImplementedError()
 
-    assert "`failure_code` is not finished yet" in failure_of(failure_code)
+    assert "`failure_code` is not finished yet" in failure_of(check_failure_code, failure_code)
 
 
 def test_a_wrong_code_that_holds_no_text_gets_no_leak_hint():
-    message = failure_of(lambda exc: "tool_failed")
+    message = failure_of(check_failure_code, lambda exc: "tool_failed")
     assert "returned 'tool_failed'; expected 'invalid_input'" in message
     assert LEAK_HINT not in message
 
 
 def test_only_a_code_carrying_the_private_text_gets_the_leak_hint():
-    message = failure_of(lambda exc: f"tool_failed: {exc}")
+    message = failure_of(check_failure_code, lambda exc: f"tool_failed: {exc}")
     assert LEAK_HINT in message

@@ -1,56 +1,37 @@
 """Step 7's check passes the reference, catches broken assemblies and names unfinished steps."""
 
 import json
-from pathlib import Path
 
-import pytest
+from builders import failure_of
 
-from course.assemble import exercise_cells, load_course, run_cells
 from course.checks.invoke_tool import RECURSION_HINT, check_invoke_tool
 
-SOLUTIONS = Path(__file__).resolve().parents[3] / "solutions" / "bounded_results"
 
-
-@pytest.fixture
-def steps():
-    """A fresh namespace holding the reference functions of all seven steps."""
-    assembly = exercise_cells(SOLUTIONS, load_course())
-    assert assembly.problems == ()
-    namespace = {}
-    assert run_cells(assembly.cells, namespace) == ()
-    return namespace
-
-
-def failure_of(invoke_tool):
-    report = check_invoke_tool(invoke_tool)
-    assert not report.ok, "the check passed"
-    return report.failure
-
-
-def test_the_reference_passes_all_nine_cases(steps):
+def test_the_reference_passes_all_nine_cases(reference_steps):
     assert (
-        check_invoke_tool(steps["invoke_tool"]).summary() == "All 9 checks of `invoke_tool` passed."
+        check_invoke_tool(reference_steps["invoke_tool"]).summary()
+        == "All 9 checks of `invoke_tool` passed."
     )
 
 
-def test_counting_characters_instead_of_bytes_is_caught(steps):
+def test_counting_characters_instead_of_bytes_is_caught(reference_steps):
     def by_characters(request, tools, *, max_result_bytes=4096):
-        envelope = steps["invoke_tool"](request, tools, max_result_bytes=10**9)
+        envelope = reference_steps["invoke_tool"](request, tools, max_result_bytes=10**9)
         if (
             envelope["ok"]
             and len(json.dumps(envelope["value"], ensure_ascii=False)) > max_result_bytes
         ):
-            return steps["make_envelope"](request["id"], error="result_too_large")
+            return reference_steps["make_envelope"](request["id"], error="result_too_large")
         return envelope
 
-    message = failure_of(by_characters)
+    message = failure_of(check_invoke_tool, by_characters)
     assert "one byte more does not: not yet." in message
     assert "Count the bytes of the UTF-8 encoding" in message
 
 
-def test_putting_the_exception_text_in_the_envelope_is_caught(steps):
+def test_putting_the_exception_text_in_the_envelope_is_caught(reference_steps):
     def leaky(request, tools, *, max_result_bytes=4096):
-        envelope = steps["invoke_tool"](request, tools, max_result_bytes=max_result_bytes)
+        envelope = reference_steps["invoke_tool"](request, tools, max_result_bytes=max_result_bytes)
         if envelope["error"] == "tool_failed":
             try:
                 tools[request["tool"]](request["arguments"])
@@ -58,41 +39,45 @@ def test_putting_the_exception_text_in_the_envelope_is_caught(steps):
                 envelope["error"] = f"tool_failed: {exc!r}"
         return envelope
 
-    message = failure_of(leaky)
+    message = failure_of(check_invoke_tool, leaky)
     assert message.startswith("No exception text reaches the envelope: not yet.")
     assert "PRIVATE-7f3a" in message
 
 
-def test_returning_the_handler_value_without_a_fresh_decode_is_caught(steps):
+def test_returning_the_handler_value_without_a_fresh_decode_is_caught(reference_steps):
     def no_fresh_decode(request, tools, *, max_result_bytes=4096):
         if request["tool"] not in tools:
-            return steps["make_envelope"](request["id"], error="unknown_tool")
-        arguments = steps["copy_arguments"](request["arguments"])
-        succeeded, outcome = steps["call_once"](tools[request["tool"]], arguments)
+            return reference_steps["make_envelope"](request["id"], error="unknown_tool")
+        arguments = reference_steps["copy_arguments"](request["arguments"])
+        succeeded, outcome = reference_steps["call_once"](tools[request["tool"]], arguments)
         if not succeeded:
-            return steps["make_envelope"](request["id"], error=steps["failure_code"](outcome))
+            return reference_steps["make_envelope"](
+                request["id"], error=reference_steps["failure_code"](outcome)
+            )
         try:
-            text = steps["encode_json"](outcome)
+            text = reference_steps["encode_json"](outcome)
         except (TypeError, ValueError, RecursionError):
-            return steps["make_envelope"](request["id"], error="invalid_result")
-        error = steps["budget_error"](text, max_result_bytes)
+            return reference_steps["make_envelope"](request["id"], error="invalid_result")
+        error = reference_steps["budget_error"](text, max_result_bytes)
         if error is not None:
-            return steps["make_envelope"](request["id"], error=error)
-        return steps["make_envelope"](request["id"], value=outcome)  # the handler's own object
+            return reference_steps["make_envelope"](request["id"], error=error)
+        return reference_steps["make_envelope"](
+            request["id"], value=outcome
+        )  # the handler's own object
 
-    message = failure_of(no_fresh_decode)
+    message = failure_of(check_invoke_tool, no_fresh_decode)
     assert "changed the fixture's own records" in message
     assert "fresh value" in message
 
 
-def test_calling_the_handler_without_copying_the_arguments_is_caught(steps):
-    steps["copy_arguments"] = lambda arguments: arguments
-    message = failure_of(steps["invoke_tool"])
+def test_calling_the_handler_without_copying_the_arguments_is_caught(reference_steps):
+    reference_steps["copy_arguments"] = lambda arguments: arguments
+    message = failure_of(check_invoke_tool, reference_steps["invoke_tool"])
     assert "changed the request" in message
 
 
-def test_a_retry_on_failure_is_caught(steps):
-    invoke_tool = steps["invoke_tool"]
+def test_a_retry_on_failure_is_caught(reference_steps):
+    invoke_tool = reference_steps["invoke_tool"]
 
     def retrying(request, tools, *, max_result_bytes=4096):
         envelope = invoke_tool(request, tools, max_result_bytes=max_result_bytes)
@@ -100,7 +85,7 @@ def test_a_retry_on_failure_is_caught(steps):
             envelope = invoke_tool(request, tools, max_result_bytes=max_result_bytes)
         return envelope
 
-    message = failure_of(retrying)
+    message = failure_of(check_invoke_tool, retrying)
     assert "ran its handler 2 times" in message
 
 
@@ -108,24 +93,27 @@ def test_an_unfinished_invoke_tool_says_it_is_not_finished():
     def invoke_tool(request, tools, *, max_result_bytes=4096):
         raise NotImplementedError()
 
-    assert failure_of(invoke_tool).startswith("`invoke_tool` is not finished yet")
+    assert failure_of(check_invoke_tool, invoke_tool).startswith(
+        "`invoke_tool` is not finished yet"
+    )
 
 
-def test_an_unfinished_earlier_step_is_named_instead_of_invoke_tool(steps):
+def test_an_unfinished_earlier_step_is_named_instead_of_invoke_tool(reference_steps):
     def failure_code(exc):
         raise NotImplementedError()
 
-    steps["failure_code"] = failure_code
-    message = failure_of(steps["invoke_tool"])
+    reference_steps["failure_code"] = failure_code
+    message = failure_of(check_invoke_tool, reference_steps["invoke_tool"])
     assert message.startswith("`invoke_tool` calls `failure_code` from Step 2")
     assert "02-failure-codes.ipynb" in message
 
 
-def test_a_missing_earlier_step_is_named_with_where_it_comes_from(steps):
-    del steps["make_envelope"]
+def test_a_missing_earlier_step_is_named_with_where_it_comes_from(reference_steps):
+    del reference_steps["make_envelope"]
     explained = []
     report = check_invoke_tool(
-        steps["invoke_tool"], explain_name=lambda n: explained.append(n) or "RUN THE SETUP"
+        reference_steps["invoke_tool"],
+        explain_name=lambda n: explained.append(n) or "RUN THE SETUP",
     )
     assert not report.ok
     assert report.failure.startswith("`invoke_tool` calls `make_envelope` from Step 1")
@@ -134,10 +122,10 @@ def test_a_missing_earlier_step_is_named_with_where_it_comes_from(steps):
     assert explained == ["make_envelope"]
 
 
-def test_a_leak_in_a_not_found_envelope_is_named_as_a_leak_not_as_an_id_problem(steps):
+def test_a_leak_in_a_not_found_envelope_is_named_as_a_leak_not_as_an_id_problem(reference_steps):
     # Ids were checked before leaks, so a leaked message in the failures of the id case was
     # reported under "Ids 0, "" and "0" come back unchanged".
-    invoke_tool = steps["invoke_tool"]
+    invoke_tool = reference_steps["invoke_tool"]
 
     def leaky(request, tools, *, max_result_bytes=4096):
         envelope = invoke_tool(request, tools, max_result_bytes=max_result_bytes)
@@ -147,14 +135,14 @@ def test_a_leak_in_a_not_found_envelope_is_named_as_a_leak_not_as_an_id_problem(
             )
         return envelope
 
-    message = failure_of(leaky)
+    message = failure_of(check_invoke_tool, leaky)
     assert message.startswith("No exception text reaches the envelope: not yet.")
     assert "no user with id 'u-999'" in message
     assert "request id" not in message
 
 
-def test_a_type_name_in_the_code_is_a_leak(steps):
-    invoke_tool = steps["invoke_tool"]
+def test_a_type_name_in_the_code_is_a_leak(reference_steps):
+    invoke_tool = reference_steps["invoke_tool"]
 
     def names_the_class(request, tools, *, max_result_bytes=4096):
         envelope = invoke_tool(request, tools, max_result_bytes=max_result_bytes)
@@ -162,11 +150,13 @@ def test_a_type_name_in_the_code_is_a_leak(steps):
             envelope["error"] = "PermissionDeniedError"
         return envelope
 
-    assert "'PermissionDeniedError', which comes from the exception" in failure_of(names_the_class)
+    assert "'PermissionDeniedError', which comes from the exception" in failure_of(
+        check_invoke_tool, names_the_class
+    )
 
 
-def test_letting_recursion_error_out_gets_the_recursion_hint(steps):
-    invoke_tool, encode_json = steps["invoke_tool"], steps["encode_json"]
+def test_letting_recursion_error_out_gets_the_recursion_hint(reference_steps):
+    invoke_tool, encode_json = reference_steps["invoke_tool"], reference_steps["encode_json"]
 
     def no_recursion_catch(request, tools, *, max_result_bytes=4096):
         outcome = (
@@ -176,13 +166,13 @@ def test_letting_recursion_error_out_gets_the_recursion_hint(steps):
             encode_json(outcome)  # raises RecursionError, which nothing catches
         return invoke_tool(request, tools, max_result_bytes=max_result_bytes)
 
-    message = failure_of(no_recursion_catch)
+    message = failure_of(check_invoke_tool, no_recursion_catch)
     assert message.startswith("A value nested too deep for JSON is invalid_result: not yet.")
     assert RECURSION_HINT in message
 
 
-def test_a_wrong_code_for_a_deep_value_is_told_without_the_recursion_hint(steps):
-    invoke_tool = steps["invoke_tool"]
+def test_a_wrong_code_for_a_deep_value_is_told_without_the_recursion_hint(reference_steps):
+    invoke_tool = reference_steps["invoke_tool"]
 
     def tool_failed_when_deep(request, tools, *, max_result_bytes=4096):
         envelope = invoke_tool(request, tools, max_result_bytes=max_result_bytes)
@@ -190,7 +180,7 @@ def test_a_wrong_code_for_a_deep_value_is_told_without_the_recursion_hint(steps)
             envelope["error"] = "tool_failed"
         return envelope
 
-    message = failure_of(tool_failed_when_deep)
+    message = failure_of(check_invoke_tool, tool_failed_when_deep)
     assert message.startswith("A value nested too deep for JSON is invalid_result: not yet.")
     assert "I expected error 'invalid_result'" in message
     assert RECURSION_HINT not in message

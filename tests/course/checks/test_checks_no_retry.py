@@ -1,31 +1,13 @@
 """Step 6's check passes the reference and catches retries and over-broad catching."""
 
-from pathlib import Path
-
 import pytest
+from builders import failure_of, reference
 
-from course.assemble import load_course, notebook_exercise_cells, run_cells
 from course.checks.no_retry import FlakyHandler, check_call_once
-
-NOTEBOOK = (
-    Path(__file__).resolve().parents[3] / "solutions" / "bounded_results" / "06-no-retry.ipynb"
-)
-
-
-def reference_call_once():
-    namespace = {}
-    assert run_cells(notebook_exercise_cells(NOTEBOOK, load_course()).cells, namespace) == ()
-    return namespace["call_once"]
-
-
-def failure_of(call_once):
-    report = check_call_once(call_once)
-    assert not report.ok, "the check passed"
-    return report.failure
 
 
 def test_the_reference_passes():
-    report = check_call_once(reference_call_once())
+    report = check_call_once(reference("call_once"))
     assert report.summary() == "All 6 checks of `call_once` passed."
     assert len(report.passed) == 6
 
@@ -40,7 +22,7 @@ def test_a_retry_loop_is_caught_by_the_flaky_handler():
                 error = exc
         return False, error
 
-    message = failure_of(retrying)
+    message = failure_of(check_call_once, retrying)
     assert "called 3 times" in message
     assert "exactly once" in message
 
@@ -52,7 +34,7 @@ def test_catching_base_exception_is_caught():
         except BaseException as exc:
             return False, exc
 
-    message = failure_of(too_broad)
+    message = failure_of(check_call_once, too_broad)
     assert "caught KeyboardInterrupt" in message
     assert "Catch `Exception` only" in message
 
@@ -64,7 +46,7 @@ def test_returning_the_message_instead_of_the_exception_is_caught():
         except Exception as exc:
             return False, str(exc)
 
-    message = failure_of(as_text)
+    message = failure_of(check_call_once, as_text)
     assert "the very exception the handler raised" in message
 
 
@@ -76,7 +58,7 @@ def test_treating_a_falsy_result_as_failure_is_caught():
             return False, exc
         return bool(result), result
 
-    message = failure_of(truthiness)
+    message = failure_of(check_call_once, truthiness)
     assert "has succeeded" in message
 
 
@@ -84,7 +66,7 @@ def test_an_unfinished_call_once_says_it_is_not_finished():
     def unfinished(handler, arguments):
         raise NotImplementedError()
 
-    assert failure_of(unfinished).startswith("`call_once` is not finished yet")
+    assert failure_of(check_call_once, unfinished).startswith("`call_once` is not finished yet")
 
 
 def test_the_flaky_handler_fails_once_then_succeeds():
@@ -132,5 +114,5 @@ def catches_everything(handler, arguments):
     ids=["retries", "returns-text", "catches-base-exception"],
 )
 def test_each_wrong_call_once_gets_its_own_hint_and_no_other(call_once, hint):
-    message = failure_of(call_once)
+    message = failure_of(check_call_once, call_once)
     assert [name for name, words in NO_RETRY_HINTS.items() if words in message] == [hint]

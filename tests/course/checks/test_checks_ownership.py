@@ -3,40 +3,21 @@
 import ast
 import copy
 import json
-from pathlib import Path
 
 import pytest
+from builders import failure_of
 
-from course.assemble import load_course, notebook_exercise_cells, run_cells
 from course.checks.ownership import check_copy_arguments, check_fresh_value, exact_type_problem
-
-NOTEBOOK = (
-    Path(__file__).resolve().parents[3] / "solutions" / "bounded_results" / "05-ownership.ipynb"
-)
-
-
-def reference():
-    """Return the namespace the solution notebook's exercise cells define."""
-    namespace = {}
-    assert run_cells(notebook_exercise_cells(NOTEBOOK, load_course()).cells, namespace) == ()
-    return namespace
-
-
-def failure_of(check, function):
-    report = check(function)
-    assert not report.ok, "the check passed"
-    return report.failure
 
 
 def unfinished(arguments):
     raise NotImplementedError()
 
 
-def test_the_reference_passes_both_checks():
-    namespace = reference()
-    copies = check_copy_arguments(namespace["copy_arguments"])
+def test_the_reference_passes_both_checks(reference_steps):
+    copies = check_copy_arguments(reference_steps["copy_arguments"])
     assert copies.summary() == "All 5 checks of `copy_arguments` passed."
-    assert check_fresh_value(namespace["fresh_value"]).summary() == (
+    assert check_fresh_value(reference_steps["fresh_value"]).summary() == (
         "All 5 checks of `fresh_value` passed."
     )
 

@@ -1,33 +1,17 @@
 """Step 4's check passes the reference and names what is wrong with realistic mistakes."""
 
-from pathlib import Path
-
 import pytest
+from builders import failure_of, reference
 
-from course.assemble import load_course, notebook_exercise_cells, run_cells
 from course.checks.unicode_boundary import EQUAL_FITS_HINT, MEASURE_HINTS, check_budget_error
 
 CHARACTERS_HINT = MEASURE_HINTS["characters"]
 UTF16_HINT = MEASURE_HINTS["utf-16"]
-NOTEBOOK = Path(__file__).resolve().parents[3] / "solutions/bounded_results/04-byte-budget.ipynb"
-
-
-def reference_budget_error():
-    """Return `budget_error` as the solution notebook's exercise cell defines it."""
-    namespace = {}
-    assert run_cells(notebook_exercise_cells(NOTEBOOK, load_course()).cells, namespace) == ()
-    return namespace["budget_error"]
-
-
-def failure_of(budget_error):
-    report = check_budget_error(budget_error)
-    assert not report.ok, "the check passed"
-    return report.failure
 
 
 def test_the_reference_passes_every_case():
     assert (
-        check_budget_error(reference_budget_error()).summary()
+        check_budget_error(reference("budget_error")).summary()
         == "All 6 checks of `budget_error` passed."
     )
 
@@ -81,26 +65,28 @@ HINTS = (CHARACTERS_HINT, UTF16_HINT, EQUAL_FITS_HINT)
 @pytest.mark.parametrize("wrong", WRONG_MEASURES, ids=list(WRONG_MEASURES))
 def test_each_wrong_measure_gets_its_own_hint_and_no_other(wrong):
     budget_error, hint = WRONG_MEASURES[wrong]
-    message = failure_of(budget_error)
+    message = failure_of(check_budget_error, budget_error)
     assert hint in message
     assert [other for other in HINTS if other in message] == [hint]
 
 
 def test_counting_characters_is_named_where_characters_and_bytes_differ():
-    message = failure_of(measured_by(len))
+    message = failure_of(check_budget_error, measured_by(len))
     assert message.startswith("The budget counts UTF-8 bytes, not characters")
     assert "4 characters and 8 UTF-8 bytes" in message
 
 
 def test_utf16_counting_is_not_told_it_is_off_by_one():
     # The issue's case: a UTF-16 count used to get the "a size equal to the budget fits" hint.
-    message = failure_of(measured_by(lambda text: len(text.encode("utf-16-le"))))
+    message = failure_of(
+        check_budget_error, measured_by(lambda text: len(text.encode("utf-16-le")))
+    )
     assert EQUAL_FITS_HINT not in message
     assert "measured in UTF-16" in message
 
 
 def test_characters_with_an_off_by_one_get_both_hints():
-    message = failure_of(measured_by(len, strict=False))
+    message = failure_of(check_budget_error, measured_by(len, strict=False))
     assert CHARACTERS_HINT in message or EQUAL_FITS_HINT in message
     assert UTF16_HINT not in message
 
@@ -109,7 +95,7 @@ def test_a_wrong_verdict_no_measure_explains_gets_no_hint():
     def budget_error(text, max_result_bytes):
         return "result_too_large" if text == '"ok"' else None  # refuses one text, whatever size
 
-    message = failure_of(budget_error)
+    message = failure_of(check_budget_error, budget_error)
     assert [hint for hint in HINTS if hint in message] == []
 
 
@@ -117,7 +103,7 @@ def test_a_budget_error_that_lets_unicode_encode_error_out_is_told_to_catch_it()
     def budget_error(text, max_result_bytes):
         return "result_too_large" if len(text.encode("utf-8")) > max_result_bytes else None
 
-    message = failure_of(budget_error)
+    message = failure_of(check_budget_error, budget_error)
     assert message.startswith("Text that UTF-8 cannot encode is invalid_result")
     assert 'Catch UnicodeEncodeError and return "invalid_result"' in message
 
@@ -127,7 +113,7 @@ def test_ignoring_lone_surrogates_is_caught():
         size = len(text.encode("utf-8", errors="replace"))
         return "result_too_large" if size > max_result_bytes else None
 
-    message = failure_of(budget_error)
+    message = failure_of(check_budget_error, budget_error)
     assert message.startswith("Text that UTF-8 cannot encode is invalid_result")
     assert "lone surrogate" in message
 
@@ -136,4 +122,4 @@ def test_an_unfinished_exercise_gets_the_not_finished_message():
     def budget_error(text, max_result_bytes):
         raise NotImplementedError()
 
-    assert "`budget_error` is not finished yet" in failure_of(budget_error)
+    assert "`budget_error` is not finished yet" in failure_of(check_budget_error, budget_error)

@@ -1,33 +1,16 @@
 """Step 3's check passes the reference and names what is wrong with realistic mistakes."""
 
 import json
-from pathlib import Path
 
-from course.assemble import load_course, notebook_exercise_cells, run_cells
+from builders import failure_of, reference
+
 from course.checks.vocabulary import ASCII_HINT, BYTES_HINT, check_encode_json
 from course.supplied import check_json_value
-
-NOTEBOOK = (
-    Path(__file__).resolve().parents[3] / "solutions/bounded_results/03-json-vocabulary.ipynb"
-)
-
-
-def reference_encode_json():
-    """Return `encode_json` as the solution notebook's exercise cell defines it."""
-    namespace = {}
-    assert run_cells(notebook_exercise_cells(NOTEBOOK, load_course()).cells, namespace) == ()
-    return namespace["encode_json"]
-
-
-def failure_of(encode_json):
-    report = check_encode_json(encode_json)
-    assert not report.ok, "the check passed"
-    return report.failure
 
 
 def test_the_reference_passes_every_case():
     assert (
-        check_encode_json(reference_encode_json()).summary()
+        check_encode_json(reference("encode_json")).summary()
         == "All 9 checks of `encode_json` passed."
     )
 
@@ -42,7 +25,9 @@ def test_a_version_that_encodes_first_and_checks_after_is_accepted():
 
 
 def test_plain_json_dumps_is_caught_letting_tuples_through():
-    message = failure_of(lambda value: json.dumps(value, ensure_ascii=False, allow_nan=False))
+    message = failure_of(
+        check_encode_json, lambda value: json.dumps(value, ensure_ascii=False, allow_nan=False)
+    )
     assert message.startswith("Tuples, sets, bytes and other objects are refused")
     assert "encode_json((1, 2)) returned '[1, 2]'" in message
 
@@ -52,7 +37,7 @@ def test_escaped_non_ascii_is_caught_with_a_hint():
         check_json_value(value)
         return json.dumps(value, allow_nan=False)
 
-    message = failure_of(encode_json)
+    message = failure_of(check_encode_json, encode_json)
     assert "\\u00e9" in message  # the é of "José", escaped
     assert "Non-ASCII characters came out as \\u escapes: pass ensure_ascii=False." in message
 
@@ -64,7 +49,7 @@ def test_letting_nan_through_is_caught():
         check_json_value(value)
         return json.dumps(value, ensure_ascii=False, allow_nan=False)
 
-    message = failure_of(encode_json)
+    message = failure_of(check_encode_json, encode_json)
     assert message.startswith("NaN and infinities are refused")
     assert "returned 'NaN'" in message
 
@@ -74,7 +59,7 @@ def test_compact_separators_are_caught():
         check_json_value(value)
         return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
-    message = failure_of(encode_json)
+    message = failure_of(check_encode_json, encode_json)
     assert message.startswith("Vocabulary values become the exact JSON text")
     assert 'expected \'{"name": "José"' in message
 
@@ -83,7 +68,7 @@ def test_an_unfinished_exercise_gets_the_not_finished_message():
     def encode_json(value):
         raise NotImplementedError()
 
-    assert "`encode_json` is not finished yet" in failure_of(encode_json)
+    assert "`encode_json` is not finished yet" in failure_of(check_encode_json, encode_json)
 
 
 def test_returning_bytes_gets_the_text_hint_and_not_the_ascii_one():
@@ -91,7 +76,7 @@ def test_returning_bytes_gets_the_text_hint_and_not_the_ascii_one():
         check_json_value(value)
         return json.dumps(value, ensure_ascii=False, allow_nan=False).encode("utf-8")
 
-    message = failure_of(encode_json)
+    message = failure_of(check_encode_json, encode_json)
     assert BYTES_HINT in message
     assert ASCII_HINT not in message
 
@@ -101,7 +86,7 @@ def test_escaped_text_gets_the_ascii_hint_and_not_the_bytes_one():
         check_json_value(value)
         return json.dumps(value, allow_nan=False)
 
-    message = failure_of(encode_json)
+    message = failure_of(check_encode_json, encode_json)
     assert ASCII_HINT in message
     assert BYTES_HINT not in message
 
@@ -111,7 +96,7 @@ def test_a_wrong_text_neither_hint_explains_gets_neither():
         check_json_value(value)
         return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
-    message = failure_of(encode_json)
+    message = failure_of(check_encode_json, encode_json)
     assert ASCII_HINT not in message
     assert BYTES_HINT not in message
 
@@ -124,6 +109,6 @@ def test_an_encode_json_that_swallows_recursion_error_is_caught():
         except RecursionError:
             return "[]"  # "too deep to check, so call it empty"
 
-    message = failure_of(encode_json)
+    message = failure_of(check_encode_json, encode_json)
     assert message.startswith("A value nested too deep for JSON is refused, never written")
     assert "let the RecursionError through" in message

@@ -1,5 +1,7 @@
 """Step 1's stepper walks a request to its envelope and shows the id at every stage."""
 
+from builders import parts
+
 from course.widgets.envelope import STAGES, envelope_explorer
 
 
@@ -7,10 +9,6 @@ def make_envelope(request_id, *, value=None, error=None):
     if error is None:
         return {"id": request_id, "ok": True, "value": value, "error": None}
     return {"id": request_id, "ok": False, "value": None, "error": error}
-
-
-def parts(stepper):
-    return {css: child for child in stepper.children for css in child._dom_classes}
 
 
 def walk(stepper, outcome):

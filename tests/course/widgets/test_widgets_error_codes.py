@@ -1,5 +1,7 @@
 """Step 2's explorer shows the student's code for each exception and warns about leaked text."""
 
+from builders import parts
+
 from course.supplied import InvalidInputError, NotFoundError, PermissionDeniedError
 from course.widgets.error_codes import EXAMPLES, error_codes_explorer
 
@@ -13,10 +15,6 @@ def failure_code(exc):
         if isinstance(exc, cls):
             return code
     return "tool_failed"
-
-
-def parts(explorer):
-    return {css: child for child in explorer.children for css in child._dom_classes}
 
 
 def label_index(start):

@@ -1,34 +1,17 @@
 """The playground runs requests through invoke_tool and never shows a traceback."""
 
 import json
-from pathlib import Path
 
 import pytest
+from builders import part, reference
 
-from course.assemble import exercise_cells, load_course, run_cells
 from course.tools import PRIVATE_MARKER
 from course.widgets.invoke_tool import invoke_tool_explorer, parse_request_id
-
-SOLUTIONS = Path(__file__).resolve().parents[3] / "solutions" / "bounded_results"
 
 
 @pytest.fixture
 def invoke_tool():
-    assembly = exercise_cells(SOLUTIONS, load_course())
-    namespace = {}
-    assert run_cells(assembly.cells, namespace) == ()
-    return namespace["invoke_tool"]
-
-
-def parts(widget):
-    yield widget
-    for child in getattr(widget, "children", ()):
-        yield from parts(child)
-
-
-def part(widget, css_class):
-    (found,) = [each for each in parts(widget) if css_class in each._dom_classes]
-    return found
+    return reference("invoke_tool")
 
 
 def run(widget, *, tool=None, arguments=None, request_id=None, budget=None):

@@ -1,30 +1,8 @@
 """The call counter explorer counts one handler run per press, and speaks plainly on errors."""
 
-from pathlib import Path
+from builders import part, reference
 
-from course.assemble import load_course, notebook_exercise_cells, run_cells
 from course.widgets.no_retry import no_retry_explorer
-
-NOTEBOOK = (
-    Path(__file__).resolve().parents[3] / "solutions" / "bounded_results" / "06-no-retry.ipynb"
-)
-
-
-def reference_call_once():
-    namespace = {}
-    assert run_cells(notebook_exercise_cells(NOTEBOOK, load_course()).cells, namespace) == ()
-    return namespace["call_once"]
-
-
-def parts(widget):
-    yield widget
-    for child in getattr(widget, "children", ()):
-        yield from parts(child)
-
-
-def part(widget, css_class):
-    (found,) = [each for each in parts(widget) if css_class in each._dom_classes]
-    return found
 
 
 def choose(explorer, starts_with):
@@ -33,7 +11,7 @@ def choose(explorer, starts_with):
 
 
 def test_a_succeeding_handler_runs_once_per_press():
-    explorer = no_retry_explorer({"call_once": reference_call_once()})
+    explorer = no_retry_explorer({"call_once": reference("call_once")})
     assert "no-retry-explorer" in explorer._dom_classes
     part(explorer, "no-retry-call").click()
     assert "(True," in part(explorer, "no-retry-result").value
@@ -41,7 +19,7 @@ def test_a_succeeding_handler_runs_once_per_press():
 
 
 def test_the_flaky_handler_fails_then_succeeds_one_run_per_press():
-    explorer = no_retry_explorer({"call_once": reference_call_once()})
+    explorer = no_retry_explorer({"call_once": reference("call_once")})
     choose(explorer, "flaky")
     part(explorer, "no-retry-call").click()
     assert "(False, TimeoutError" in part(explorer, "no-retry-result").value
@@ -67,7 +45,7 @@ def test_a_retrying_call_once_is_shown_as_a_retry():
 
 
 def test_changing_the_behaviour_starts_the_count_again():
-    explorer = no_retry_explorer({"call_once": reference_call_once()})
+    explorer = no_retry_explorer({"call_once": reference("call_once")})
     part(explorer, "no-retry-call").click()
     choose(explorer, "raises NotFoundError")
     assert "<b>0</b>" in part(explorer, "no-retry-counter").value

@@ -1,33 +1,11 @@
 """The ownership explorer shows the fixture change without a fresh decode, and not with one."""
 
 import json
-from pathlib import Path
 
 import ipywidgets as widgets
+from builders import part, reference
 
-from course.assemble import load_course, notebook_exercise_cells, run_cells
 from course.widgets.ownership import ownership_explorer
-
-NOTEBOOK = (
-    Path(__file__).resolve().parents[3] / "solutions" / "bounded_results" / "05-ownership.ipynb"
-)
-
-
-def reference_fresh_value():
-    namespace = {}
-    assert run_cells(notebook_exercise_cells(NOTEBOOK, load_course()).cells, namespace) == ()
-    return namespace["fresh_value"]
-
-
-def parts(widget):
-    yield widget
-    for child in getattr(widget, "children", ()):
-        yield from parts(child)
-
-
-def part(widget, css_class):
-    (found,) = [each for each in parts(widget) if css_class in each._dom_classes]
-    return found
 
 
 def unfinished(text):
@@ -35,21 +13,21 @@ def unfinished(text):
 
 
 def test_the_explorer_carries_its_css_classes():
-    explorer = ownership_explorer({"fresh_value": reference_fresh_value()})
+    explorer = ownership_explorer({"fresh_value": reference("fresh_value")})
     assert "ownership-explorer" in explorer._dom_classes
     assert "u-002" in part(explorer, "ownership-fixture").value
     assert "as it started" in part(explorer, "ownership-status").value
 
 
 def test_editing_the_returned_value_without_a_fresh_decode_changes_the_fixture():
-    explorer = ownership_explorer({"fresh_value": reference_fresh_value()})
+    explorer = ownership_explorer({"fresh_value": reference("fresh_value")})
     part(explorer, "ownership-add").click()
     assert "⚠ The fixture changed" in part(explorer, "ownership-status").value
     assert "guest" in part(explorer, "ownership-fixture").value
 
 
 def test_with_a_fresh_decode_the_fixture_stays_unchanged():
-    explorer = ownership_explorer({"fresh_value": reference_fresh_value()})
+    explorer = ownership_explorer({"fresh_value": reference("fresh_value")})
     part(explorer, "ownership-fresh-toggle").value = True
     part(explorer, "ownership-edit").click()
     assert "✓ The fixture is unchanged" in part(explorer, "ownership-status").value
@@ -58,7 +36,7 @@ def test_with_a_fresh_decode_the_fixture_stays_unchanged():
 
 
 def test_reset_restores_the_fixture_after_an_edit():
-    explorer = ownership_explorer({"fresh_value": reference_fresh_value()})
+    explorer = ownership_explorer({"fresh_value": reference("fresh_value")})
     part(explorer, "ownership-add").click()
     part(explorer, "ownership-fresh-toggle").value = True
     assert "still holds an earlier edit" in part(explorer, "ownership-status").value

@@ -5,6 +5,7 @@ import re
 
 import ipywidgets as widgets
 import pytest
+from builders import parts
 
 from course.widgets.unicode_boundary import unicode_boundary_explorer
 
@@ -23,15 +24,6 @@ def budget_error(text, max_result_bytes):
 
 def unfinished(*arguments):
     raise NotImplementedError()
-
-
-def parts(explorer):
-    """Return the explorer's children by their CSS class."""
-    found = {}
-    for child in explorer.children:
-        for css_class in child._dom_classes:
-            found[css_class] = child
-    return found
 
 
 def first_integer(html_text):

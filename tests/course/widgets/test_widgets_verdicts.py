@@ -7,7 +7,7 @@ used at once, and a last line gives the visible check's verdict on it.
 
 import ipywidgets as widgets
 import pytest
-from widget_parts import all_parts, part, reference_namespace
+from builders import all_parts, part, reference_namespace
 
 from course.widgets.envelope import envelope_explorer
 from course.widgets.error_codes import error_codes_explorer

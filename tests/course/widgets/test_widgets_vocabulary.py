@@ -2,7 +2,7 @@
 
 import json
 
-from widget_parts import part
+from builders import part, parts
 
 from course.supplied import check_json_value
 from course.widgets.vocabulary import EXAMPLES, OWN_VALUE, vocabulary_explorer
@@ -11,10 +11,6 @@ from course.widgets.vocabulary import EXAMPLES, OWN_VALUE, vocabulary_explorer
 def encode_json(value):
     check_json_value(value)
     return json.dumps(value, ensure_ascii=False, allow_nan=False)
-
-
-def parts(explorer):
-    return {css: child for child in explorer.children for css in child._dom_classes}
 
 
 def pick(found, start):

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from course.supplied import FAILURE_CODES
+from course.contract import FAILURE_CODES
 from grader.model import NotJudged
 from grader.sandbox.inside.picture import Limit, Opaque, tag
 from grader.sandbox.session import MISSING

@@ -10,6 +10,8 @@ is in OUTSIDE or made by a MADE maker.
 import math
 import sys
 
+from course.contract import DEFAULT_MAX_RESULT_BYTES
+
 
 def nested(levels, bottom):
     """Return `bottom` inside `levels - 1` lists."""
@@ -51,7 +53,7 @@ ARGUMENT_SETS = {
     "empty": ("for empty arguments {}", {}),
 }
 UNITS = {"ascii": "a", "two_byte": "é", "three_byte": "€", "four_byte": "😀"}
-DEFAULT_BUDGET = 4096
+DEFAULT_BUDGET = DEFAULT_MAX_RESULT_BYTES
 
 # Whether json.dumps refuses an int of 5001 digits depends on the Python release: the limit on
 # turning ints into text came with 3.11.0rc2 (and 3.10.7), and a worker, started with -I, keeps

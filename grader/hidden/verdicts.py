@@ -5,6 +5,8 @@ Each helper asks the very scenario that the deciding category judges itself, and
 free: a bug that makes a test step aside here costs that category's own case.
 """
 
+from course import contract
+from course.contract import UNKNOWN_TOOL
 from grader.hidden.probes import (
     ROOMY,
     describe_raise,
@@ -21,7 +23,7 @@ from grader.sandbox.session import MISSING
 
 # The codes of what a handler raised (and of a tool that is not there): a handler that returned
 # must never get one (error_codes, test_a_returned_result_never_gets_an_exception_code).
-EXCEPTION_CODES = ("unknown_tool", "invalid_input", "permission_denied", "not_found", "tool_failed")
+EXCEPTION_CODES = (UNKNOWN_TOOL, *contract.EXCEPTION_CODES)
 SCALAR = 3.25  # a result no object can be shared through: the control for raising at all
 
 

@@ -9,11 +9,12 @@ STAMP := $(VENV)/.installed
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 LAB_ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help setup browser-deps sandbox-deps bench lessons check test handout grade mutation lab clean
+.PHONY: help setup browser-deps sandbox-deps bench lessons check test test-fast handout grade mutation lab clean
 
 help:
 	@echo "make grade         install, then grade the sample class into ./grades"
 	@echo "make test          install, then run the checks and every test (browser included)"
+	@echo "make test-fast     the tests that need no browser, nbgrader, bubblewrap or minutes"
 	@echo "make setup         create .venv and install requirements.txt"
 	@echo "make browser-deps  install Debian's chromium and chromium-driver if missing"
 	@echo "make lessons       regenerate lessons/ from solutions/ with nbgrader"
@@ -64,6 +65,10 @@ check: setup
 
 test: setup browser-deps check
 	$(BIN)/pytest
+
+# The inner loop: no browser, nbgrader, bubblewrap or minute-long test (tests/conftest.py).
+test-fast: setup
+	$(BIN)/pytest -m "not (browser or nbgrader or bwrap or slow)" -q
 
 handout: setup
 	$(BIN)/python -m tooling.handout

@@ -1,0 +1,76 @@
+"""Markers by what a test needs, so `make test-fast` can leave out what takes a machine or minutes.
+
+    browser   drives JupyterLab in Chromium (tests/browser)
+    nbgrader  runs nbgrader's own commands (tests/nbgrader)
+    bwrap     starts grading workers: bubblewrap, cgroups and root, as CI has
+    slow      takes a minute or more
+
+CI runs every test (`make test`); `make test-fast` runs those with none of these marks.
+"""
+
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+BY_FOLDER = {"browser": "browser", "nbgrader": "nbgrader"}
+# Modules of tests/grader whose tests start sandboxed workers or whole grading runs.
+SANDBOXED = {
+    "test_batch_robustness",
+    "test_carry_forward",
+    "test_class_report",
+    "test_cli",
+    "test_gradebook",
+    "test_gradescope_autograder",
+    "test_gradescope_bundle",
+    "test_gradescope_debootstrap",
+    "test_gradescope_isolation",
+    "test_hidden_catalogue",
+    "test_lms",
+    "test_resume_runs",
+    "test_run_buggy",
+    "test_run_isolation",
+    "test_run_job_failure",
+    "test_run_reference",
+    "test_sandbox_adversarial",
+    "test_sandbox_attacks",
+    "test_sandbox_clock",
+    "test_sandbox_containment",
+    "test_sandbox_facts",
+    "test_sandbox_forkserver",
+    "test_sandbox_guard",
+    "test_sandbox_kernel",
+    "test_selfcheck",
+    "test_shards",
+}
+SLOW = {
+    "test_gradescope_debootstrap",
+    "test_sandbox_adversarial",
+    "test_sandbox_attacks",
+    "test_selfcheck",
+    "test_resume_runs",
+    "test_mutation",
+    "test_notebooks_execute",
+}
+
+
+def pytest_configure(config):
+    for name in ("browser", "nbgrader", "bwrap", "slow"):
+        config.addinivalue_line("markers", f"{name}: see tests/conftest.py")
+    present = {path.stem for path in TESTS.rglob("test_*.py")}
+    unknown = (SANDBOXED | SLOW) - present
+    if unknown:
+        raise pytest.UsageError(f"tests/conftest.py names modules that do not exist: {unknown}")
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        path = Path(item.fspath)
+        folder = path.relative_to(TESTS).parts[0]
+        if folder in BY_FOLDER:
+            item.add_marker(BY_FOLDER[folder])
+            item.add_marker("slow")
+        if folder == "grader" and path.stem in SANDBOXED:
+            item.add_marker("bwrap")
+        if path.stem in SLOW:
+            item.add_marker("slow")

@@ -98,8 +98,8 @@ def grade_submissions(submissions, out_dir, settings, progress=None, book=None, 
     Each student's files, and the run result kept for resuming, are written as soon as that
     student is graded, so an interruption keeps every result already computed; grades.csv is
     rewritten on the way out with every student finished so far. What is kept of each student
-    in memory is their StudentSummary (grader.gradebook.summary), a few hundred bytes however long their
-    report, so a run's memory does not grow with the class.
+    in memory is their StudentSummary (grader.gradebook.summary), a few hundred bytes however
+    long their report, so a run's memory does not grow with the class.
 
     `progress`, if given, has `start(total)`, called once, `advance(grade)`, called after each
     student graded, `resume(grade)`, called instead for each student whose stored result is

@@ -11,6 +11,7 @@ import pytest
 
 from course.contract import FAILURE_CODES
 from grader.model import NotJudged
+from grader.sandbox.handlers import check_spec
 from grader.sandbox.inside.picture import Limit, Opaque, tag
 from grader.sandbox.session import MISSING
 
@@ -28,12 +29,12 @@ def returns(value):
 
 def returns_made(maker, **options):
     """A handler that returns a value only the worker can build, such as a cycle."""
-    return {"does": "return", "value": {"make": maker, **options}}
+    return check_spec({"does": "return", "value": {"make": maker, **options}})
 
 
 def raises(kind, message=MARKER):
     """A handler that raises a new exception of the named kind, carrying `message`."""
-    return {"does": "raise", "exception": kind, "message": message}
+    return check_spec({"does": "raise", "exception": kind, "message": message})
 
 
 def mutates(value=None):

@@ -10,8 +10,41 @@ would do without calling it.
 
 from dataclasses import dataclass, field
 
-from grader.sandbox.inside.kinds import make_exception
+from grader.sandbox.inside.kinds import EXCEPTION_KINDS, MAKERS, make_exception
 from grader.sandbox.inside.picture import type_name
+
+# What a tool can do; the recipes say which (grader/hidden/probes.py builds them).
+DOES = (
+    "return",
+    "raise",
+    "mutate",
+    "mutate_then_raise",
+    "flaky",
+    "return_fixture",
+    "return_arguments",
+)
+
+
+class RecipeError(ValueError):
+    """A hidden test described a tool the worker could not build: a mistake in the suite."""
+
+
+def check_spec(spec):
+    """Return `spec` if the worker can do what it describes; raise RecipeError naming the fault.
+
+    Checked when a hidden test builds its scenario, so a misspelt kind or maker stops the test
+    with this message, not every student's run with "the worker could not observe".
+    """
+    does = spec.get("does")
+    if does not in DOES:
+        raise RecipeError(f"a tool that does {does!r}: it does one of {', '.join(DOES)}")
+    kind = spec.get("exception")
+    if (does in ("raise", "mutate_then_raise", "flaky")) and kind not in EXCEPTION_KINDS:
+        raise RecipeError(f"an exception of kind {kind!r}, which kinds.py cannot make")
+    maker = spec.get("value", {}).get("make") if isinstance(spec.get("value"), dict) else None
+    if maker is not None and maker not in MAKERS:
+        raise RecipeError(f"a value made by {maker!r}, which kinds.py cannot make")
+    return spec
 
 
 @dataclass
@@ -46,7 +79,7 @@ class Toolbox:
     """The tools of one scenario, by name."""
 
     def __init__(self, specs):
-        self.records = {name: ToolRecord(spec) for name, spec in specs.items()}
+        self.records = {name: ToolRecord(check_spec(spec)) for name, spec in specs.items()}
 
     def answer(self, message):
         """Answer one call message from the worker; an unknown tool name is the worker's lie."""

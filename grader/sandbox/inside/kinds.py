@@ -93,6 +93,17 @@ EXCEPTION_CLASSES = {
 }
 
 
+# Every value maker `build` knows: the trusted side refuses any other name before asking.
+MAKERS = frozenset(
+    (
+        *("deep_list", "list_cycle", "dict_cycle", "shared_list", "exception"),
+        *("str_subclass_key", "str_subclass_top", "int_enum", "list_subclass", "str_subclass"),
+        *("float_subclass", "ordered_dict", "default_dict", "decimal", "object"),
+        *("bytes", "bytearray", "complex"),
+    )
+)
+
+
 def make_exception(kind, message):
     """Return a new exception of the named kind, carrying `message` in its args or notes."""
     if kind == "unicode_encode_error":
@@ -129,6 +140,16 @@ _WRAPPED = {
     "notes_spell_a_code": (RuntimeError, "notes"),
     "course_notes_spell_a_code": (InvalidInputError, "notes"),
 }
+
+# Every exception kind `make_exception` knows, for the trusted side to check its recipes against.
+EXCEPTION_KINDS = frozenset(
+    (
+        *EXCEPTION_CLASSES,
+        *_WRAPPED,
+        *("unicode_encode_error", "exception_group", "chained", "with_notes"),
+        *("unprintable", "unprintable_course", "structured_args"),
+    )
+)
 
 
 def _with_clue(error, clue):
@@ -210,7 +231,7 @@ def _foreign(maker):
     if maker == "object":
         return _instance(Thing)
     simple = {"bytes": b"bytes", "bytearray": bytearray(b"bytes"), "complex": 1 + 2j}
-    return simple.get(maker, len)
+    return simple[maker]  # the trusted side names only makers of MAKERS (handlers.check_spec)
 
 
 def mutate_deeply(value, released):

@@ -9,9 +9,13 @@ would do without calling it.
 """
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from grader.sandbox.inside.kinds import EXCEPTION_KINDS, MAKERS, make_exception
 from grader.sandbox.inside.picture import type_name
+from grader.sandbox.inside.protocol import Tagged, ToolAnswer, ToolboxFacts, ToolCall
+
+ToolSpec = dict[str, Any]  # a tool's recipe, as grader/hidden/probes.py builds it
 
 # What a tool can do; the recipes say which (grader/hidden/probes.py builds them).
 DOES = (
@@ -29,7 +33,7 @@ class RecipeError(ValueError):
     """A hidden test described a tool the worker could not build: a mistake in the suite."""
 
 
-def check_spec(spec):
+def check_spec(spec: ToolSpec) -> ToolSpec:
     """Return `spec` if the worker can do what it describes; raise RecipeError naming the fault.
 
     Checked when a hidden test builds its scenario, so a misspelt kind or maker stops the test
@@ -51,17 +55,17 @@ def check_spec(spec):
 class ToolRecord:
     """One tool's description and what happened to it during one scenario."""
 
-    spec: dict
+    spec: ToolSpec
     calls: int = 0
-    received: list = field(default_factory=list)  # tagged arguments, one per call
+    received: list[Tagged] = field(default_factory=list)  # tagged arguments, one per call
     raised: list[str] = field(default_factory=list)  # type names of the exceptions it raised
 
-    def answer(self, arguments):
+    def answer(self, arguments: Tagged) -> ToolAnswer:
         """Count a call with these tagged arguments; return what the stand-in must do."""
         self.calls += 1
         self.received.append(arguments)
         does = self.spec["does"]
-        answer = {"mutate": does in ("mutate", "mutate_then_raise")}
+        answer: ToolAnswer = {"mutate": does in ("mutate", "mutate_then_raise")}
         if does in ("raise", "mutate_then_raise") or (does == "flaky" and self.calls == 1):
             kind, message = self.spec["exception"], self.spec.get("message", "")
             self.raised.append(type_name(type(make_exception(kind, message))))
@@ -78,17 +82,17 @@ class ToolRecord:
 class Toolbox:
     """The tools of one scenario, by name."""
 
-    def __init__(self, specs):
+    def __init__(self, specs: dict[str, ToolSpec]) -> None:
         self.records = {name: ToolRecord(check_spec(spec)) for name, spec in specs.items()}
 
-    def answer(self, message):
+    def answer(self, message: ToolCall) -> ToolAnswer:
         """Answer one call message from the worker; an unknown tool name is the worker's lie."""
-        record = self.records.get(message.get("call"))
+        record = self.records.get(message["call"])
         if record is None:
             raise ValueError("a call to a tool the scenario does not have")
-        return record.answer(message.get("arguments"))
+        return record.answer(message["arguments"])
 
-    def fixtures(self):
+    def fixtures(self) -> dict[str, Tagged]:
         """The recipes of the objects tools hold, for the worker to build once per scenario."""
         return {
             name: record.spec["fixture"]
@@ -96,7 +100,7 @@ class Toolbox:
             if "fixture" in record.spec
         }
 
-    def facts(self):
+    def facts(self) -> ToolboxFacts:
         """What the trusted side knows of the scenario: calls, arguments and raised types."""
         return {
             "calls": {name: record.calls for name, record in self.records.items()},

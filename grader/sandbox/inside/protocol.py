@@ -1,0 +1,130 @@
+"""The messages between a grading job and its worker, and what a worker observes, declared once.
+
+Every message is one line of JSON (grader/sandbox/inside/channel.py); values a test hands out or
+gets back travel as tagged pictures (grader/sandbox/inside/picture.py). The trusted side
+(grader/sandbox/session.py, handlers.py, client.py) and the worker (guard.py, report.py) both
+read these declarations, so a field is named and typed in one place.
+
+    job → worker   Hello, then LoadRequest, then a RunRequest per scenario, and a ToolAnswer
+                   to each ToolCall
+    worker → job   LoadReply, a ToolCall per call of a tool, then an ObservationReply per
+                   scenario (or an ErrorReply, or MEMORY_REPLY of channel.py)
+
+Standard library only: the worker imports it too.
+"""
+
+from typing import Any, Literal, NotRequired, TypedDict
+
+Tagged = dict[str, Any]  # a tagged picture of a value (picture.py)
+
+
+class CodeUnitMessage(TypedDict):
+    """One piece of student code (grader.model.CodeUnit) as the worker gets it."""
+
+    label: str
+    filename: str
+    source: str
+
+
+class Hello(TypedDict):
+    """The first request: the key replies are signed with, the user to become, the limits."""
+
+    key: str
+    uid: int | None
+    limits: dict[str, int]  # resource names of grader.sandbox.inside.seal -> amounts
+    seccomp: NotRequired[str]  # the BPF program, in hex
+
+
+class LoadRequest(TypedDict):
+    op: Literal["load"]
+    units: list[CodeUnitMessage]
+
+
+class RunRequest(TypedDict):
+    """One scenario: a request for invoke_tool and the names of the tools it is given."""
+
+    op: Literal["run"]
+    request: dict[str, Any]
+    tools: list[str]  # names only: what each tool does stays on the trusted side
+    falsy: list[str]  # the tools that are callable objects whose truth value is False
+    fixtures: dict[str, Tagged]  # name -> the object that tool holds, built once per scenario
+    repeat: int  # how many times invoke_tool is called
+    mutate_value: bool  # change every envelope's value afterwards, to see what it shares
+    max_result_bytes: NotRequired[int]
+
+
+class LoadReply(TypedDict):
+    loaded: bool
+    reason: NotRequired[str]
+    problems: NotRequired[list[str]]  # notes for the student about their steps
+    forbidden: list[str]
+
+
+class ToolCall(TypedDict):
+    """A tool was called: the trusted side counts it and says what the tool does."""
+
+    call: str
+    arguments: Tagged
+    at: float  # the worker's monotonic clock when it began to wait for the answer
+
+
+class Raising(TypedDict):
+    kind: str  # an exception kind of grader.sandbox.inside.kinds.EXCEPTION_KINDS
+    message: str
+
+
+# The answer to a ToolCall ("raise" and "return" are keywords, so the functional form).
+ToolAnswer = TypedDict(
+    "ToolAnswer",
+    {
+        "mutate": bool,  # change the arguments at every depth first
+        "raise": NotRequired[Raising],
+        "return": NotRequired[Any],  # a tagged value or maker, "fixture" or "arguments"
+    },
+)
+
+
+class RaisedFact(TypedDict):
+    """What invoke_tool raised instead of returning."""
+
+    type: str
+    same_object: bool  # the very exception a tool raised
+    changed: NotRequired[list[str]]  # what it carried that changed on the way out
+
+
+class WorkerFacts(TypedDict):
+    """What only the scenario's objects could show, measured as invoke_tool returned."""
+
+    envelopes: list[Tagged]
+    raised: RaisedFact | None
+    request_after: Tagged
+    request_changed: bool
+    tools_changed: bool
+    reused_object: bool  # an envelope is the request, its arguments or the tools dict
+    same_envelope: bool  # two calls returned the very same envelope
+    value_shared: bool  # a value shares a list or dict with the request or a tool's data
+    value_reused: bool  # two calls' values share a list or dict
+    arguments_shared: bool  # a tool was given an object the request holds or held
+    fixtures_after: NotRequired[dict[str, Tagged]]  # with mutate_value
+    request_after_mutation: NotRequired[Tagged]  # with mutate_value
+    forbidden: list[str]
+
+
+class ObservationReply(TypedDict):
+    observation: WorkerFacts
+
+
+class ErrorReply(TypedDict):
+    error: str
+
+
+class ToolboxFacts(TypedDict):
+    """What the trusted side itself knows of a scenario: calls, arguments, what was raised."""
+
+    calls: dict[str, int]
+    received: dict[str, list[Tagged]]
+    handler_raised: list[str]
+
+
+class ObservationData(WorkerFacts, ToolboxFacts):
+    """A whole observation, as the hidden tests read it: the worker's facts and the toolbox's."""

@@ -1,7 +1,51 @@
-"""nbgrader set-up for the course: `solutions/` is the instructor source, `lessons/` the release."""
+"""nbgrader set-up for the course: `solutions/` is the instructor source, `lessons/` the release.
+
+Where the course changes one of nbgrader's lists (ignored files, the autograde and feedback
+steps), it starts from nbgrader's own default and puts its step next to a step nbgrader has,
+so whatever a new nbgrader adds to its defaults is kept. Written against nbgrader 0.9.6:
+tests/nbgrader/test_config_extends_defaults.py fails when nbgrader's defaults change, and this
+file refuses, with a sentence, to load when a step it places its own next to is gone.
+"""
 
 import os
 import warnings
+
+from nbgrader.converters import Autograde, GenerateFeedback
+from nbgrader.coursedir import CourseDirectory
+from nbgrader.preprocessors import Execute, GetGrades, OverwriteCells
+
+from course.history import HISTORY_FILE
+
+
+def nbgrader_default(owner, setting):
+    """Return a fresh copy of nbgrader's default list for `owner.setting`."""
+    return list(owner.class_traits()[setting].default())
+
+
+def anchor_index(steps, anchor, setting):
+    """Return where `anchor` is among nbgrader's `steps`, or refuse to go on without it."""
+    if anchor not in steps:
+        raise RuntimeError(
+            f"nbgrader's default {setting} no longer holds {anchor.__name__}, next to which "
+            "the course puts a step of its own: read nbgrader's release notes and update "
+            "nbgrader_config.py."
+        )
+    return steps.index(anchor)
+
+
+def with_step_after(owner, setting, anchor, step):
+    """Return nbgrader's default `owner.setting` with `step` inserted right after `anchor`."""
+    steps = nbgrader_default(owner, setting)
+    steps.insert(anchor_index(steps, anchor, f"{owner.__name__}.{setting}") + 1, step)
+    return steps
+
+
+def with_step_instead(owner, setting, anchor, step):
+    """Return nbgrader's default `owner.setting` with `step` in the place of `anchor`."""
+    steps = nbgrader_default(owner, setting)
+    steps[anchor_index(steps, anchor, f"{owner.__name__}.{setting}")] = step
+    return steps
+
 
 c = get_config()  # noqa: F821 - nbgrader injects get_config when it loads this file
 
@@ -13,13 +57,7 @@ c.CourseDirectory.release_directory = "lessons"
 
 # nbgrader's own ignore list, and the record the check cells keep beside a notebook that ran
 # (course/history.py): advice for the student, never part of a submission or a feedback folder.
-c.CourseDirectory.ignore = [
-    ".ipynb_checkpoints",
-    "*.pyc",
-    "__pycache__",
-    "feedback",
-    ".check-history.json",
-]
+c.CourseDirectory.ignore = [*nbgrader_default(CourseDirectory, "ignore"), HISTORY_FILE]
 
 # The exchange: where release_assignment puts the lessons for students to fetch, and where their
 # submit lands for collect. Students' own nbgrader_config.py names the same two (README.md, "The
@@ -31,13 +69,12 @@ c.Exchange.root = "/srv/nbgrader/exchange"
 # Autograde checks each student's locked cells against the instructor's; the course's version
 # compares them with what was released (hidden tests removed), so an untouched grade cell no
 # longer warns that its checksum changed, and a changed one still does.
-c.Autograde.sanitize_preprocessors = [
-    "nbgrader.preprocessors.ClearOutput",
-    "nbgrader.preprocessors.DeduplicateIds",
-    "nbgrader.preprocessors.OverwriteKernelspec",
+c.Autograde.sanitize_preprocessors = with_step_instead(
+    Autograde,
+    "sanitize_preprocessors",
+    OverwriteCells,
     "grader.nbgrader_plugins.OverwriteReleasedCells",
-    "nbgrader.preprocessors.CheckCellMetadata",
-]
+)
 
 # nbgrader's gradebook builds a new submission's rows before adding them to its database
 # session, and SQLAlchemy 2 warns about it on each student's first autograde ("Object of type
@@ -49,24 +86,21 @@ warnings.filterwarnings("ignore", message=r"Object of type <Submitted\w+> not in
 # category grade cells get the verdict graded from nbgrader's own process, where no student
 # code runs, so nothing a student's cell did in the kernel can change a score. It also adds
 # back any category cell a student deleted (nbgrader's own add_missing_cells cannot place them).
-c.Autograde.autograde_preprocessors = [
-    "nbgrader.preprocessors.Execute",
+c.Autograde.autograde_preprocessors = with_step_after(
+    Autograde,
+    "autograde_preprocessors",
+    Execute,
     "grader.nbgrader_bridge.trusted_category_scores",
-    "nbgrader.preprocessors.IgnorePattern",
-    "nbconvert.preprocessors.ClearMetadataPreprocessor",
-    "nbgrader.preprocessors.LimitOutput",
-    "nbgrader.preprocessors.SaveAutoGrades",
-    "nbgrader.preprocessors.AssignLatePenalties",
-    "nbgrader.preprocessors.CheckCellMetadata",
-]
+)
 
 # Feedback shows each grade cell's result, never its hidden region: nbgrader would copy it.
 # (The course's ClearHiddenTests declares the display setting nbgrader's warns it ignores.)
-c.GenerateFeedback.preprocessors = [
-    "nbgrader.preprocessors.GetGrades",
+c.GenerateFeedback.preprocessors = with_step_after(
+    GenerateFeedback,
+    "preprocessors",
+    GetGrades,
     "grader.nbgrader_plugins.ClearHiddenTestsForFeedback",
-    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
-]
+)
 
 # `nbgrader export` writes nbgrader's columns with two decimals (it would write a sum of
 # floats such as 56.830000000000005). For an LMS file from the gradebook, late penalties

@@ -60,6 +60,7 @@ lessons: setup
 check: setup
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/python -m tooling.hygiene
 	$(BIN)/python -m tooling.lessons --check
 

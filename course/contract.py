@@ -35,6 +35,12 @@ ENVELOPE_KEYS: Final = ("id", "ok", "value", "error")
 # `max_result_bytes` when the caller passes none: the UTF-8 bytes a value's JSON text may take.
 DEFAULT_MAX_RESULT_BYTES: Final = 4096
 
+
+def falsy_values() -> tuple[object, ...]:
+    """Return, made afresh, the values rule 2 counts as successes though Python calls them false."""
+    return (None, False, 0, "", [], {})
+
+
 # The nine rules, by number, as CONTRACT.md names them.
 RULES: Final = {
     1: "Correlation",

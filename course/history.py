@@ -13,12 +13,17 @@ import json
 import os
 import tempfile
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
+
+from course.manifest import Step
+from course.run import RunnableCell
 
 HISTORY_FILE = ".check-history.json"
 
 
-def kernel_source(function):
+def kernel_source(function: Callable[..., object]) -> str | None:
     """Return the source the kernel ran for `function`, or None when Python cannot tell."""
     try:
         return inspect.getsource(function)
@@ -26,19 +31,19 @@ def kernel_source(function):
         return None
 
 
-def normalized(source):
+def normalized(source: str) -> str:
     """Return `source` without trailing spaces or blank lines, for comparing two copies."""
     lines = [line.rstrip() for line in source.splitlines()]
     return "\n".join(line for line in lines if line)
 
 
-def saved_holds(source, cells):
+def saved_holds(source: str, cells: Iterable[RunnableCell]) -> bool:
     """Return True when one of the saved cells holds `source` (a function as the kernel ran it)."""
     wanted = normalized(source)
     return any(wanted in normalized(cell.source) for cell in cells)
 
 
-def read_history(folder="."):
+def read_history(folder: str | Path = ".") -> dict[str, Any]:
     """Return {function name: its last check} from the folder's history, {} when there is none."""
     try:
         data = json.loads((Path(folder) / HISTORY_FILE).read_text(encoding="utf-8"))
@@ -47,7 +52,7 @@ def read_history(folder="."):
     return data if isinstance(data, dict) else {}
 
 
-def record_check(name, source, passed, folder="."):
+def record_check(name: str, source: str, passed: bool, folder: str | Path = ".") -> None:
     """Write down that `name`, as `source`, was checked and whether it passed; never raise.
 
     A folder the student cannot write to only loses this advice, so errors are ignored.
@@ -66,7 +71,9 @@ def record_check(name, source, passed, folder="."):
                 os.unlink(temporary)
 
 
-def unsaved_note(name, step, cells, folder="."):
+def unsaved_note(
+    name: str, step: Step, cells: Iterable[RunnableCell], folder: str | Path = "."
+) -> str:
     """Return a sentence when the last check of `name` ran code the saved notebook lacks, or "".
 
     `cells` are the cells the saved notebook carries forward.

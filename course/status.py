@@ -60,7 +60,7 @@ def status_lines(
     if not assembly.works:
         return ["This is the first step: there is no earlier work to load."]
     lines = ["Your work from the earlier notebooks, as saved:"]
-    told = set()
+    told: set[str] = set()
     for work in assembly.works:
         mark, sentences = step_state(work, folder)
         told.update(f"{work.step.label}: {sentence}" for sentence in sentences)

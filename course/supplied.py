@@ -5,6 +5,7 @@ but lessons and the grader always use this one (see docs/CONTRACT.md, "What stud
 """
 
 import math
+from typing import Any
 
 # The failure codes' home is course/contract.py; the grader's hidden tests still read them here.
 from course.contract import FAILURE_CODES as FAILURE_CODES
@@ -29,7 +30,7 @@ class NotFoundError(Exception):
     """A handler raises this when the thing it was asked to look up does not exist."""
 
 
-def check_json_value(value):
+def check_json_value(value: object) -> None:
     """Return None when `value` is in the JSON value vocabulary, else raise TypeError or ValueError.
 
     The vocabulary is None, bool, int, finite float, str, list, and dict with str keys, as exact
@@ -40,7 +41,7 @@ def check_json_value(value):
     _check(value, set())
 
 
-def _check(value, open_containers):
+def _check(value: Any, open_containers: set[int]) -> None:
     """Check one value; `open_containers` holds the ids of the containers on the current path."""
     kind = type(value)
     if value is None or kind in (bool, int, str):

@@ -11,9 +11,10 @@ import shutil
 import sys
 from pathlib import Path
 
-from tooling.paths import LESSONS_DIR, REPO_ROOT, assignment_name, relative
+from grader.paths import LESSONS, PROJECT_ROOT
+from tooling.paths import assignment_name, relative
 
-DEFAULT_FOLDER = REPO_ROOT / "build" / "handout"
+DEFAULT_FOLDER = PROJECT_ROOT / "build" / "handout"
 # The packages a student needs to open and run the lessons; pins come from requirements.txt.
 STUDENT_PACKAGES = ("jupyterlab", "notebook", "ipywidgets", "ipykernel")
 # What the handout holds beside the course package, kept as plain files: the student README (a
@@ -23,7 +24,9 @@ HAND_IN = "hand_in.py"
 IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints")
 
 
-def pinned_requirements(requirements_file=REPO_ROOT / "requirements.txt"):
+def pinned_requirements(
+    requirements_file: str | Path = PROJECT_ROOT / "requirements.txt",
+) -> list[str]:
     """Return the requirement lines a student installs, pinned as requirements.txt pins them."""
     pins = {}
     for line in Path(requirements_file).read_text(encoding="utf-8").splitlines():
@@ -36,7 +39,9 @@ def pinned_requirements(requirements_file=REPO_ROOT / "requirements.txt"):
     return [pins[name] for name in STUDENT_PACKAGES] + ["-e ."]
 
 
-def build_handout(folder=DEFAULT_FOLDER, *, lessons_dir=LESSONS_DIR):
+def build_handout(
+    folder: str | Path = DEFAULT_FOLDER, *, lessons_dir: str | Path = LESSONS
+) -> Path:
     """Write the handout into `folder` (replacing it) and a zip beside it; return the zip's path."""
     folder = Path(folder)
     assignment = assignment_name()
@@ -48,7 +53,7 @@ def build_handout(folder=DEFAULT_FOLDER, *, lessons_dir=LESSONS_DIR):
     target_lessons.mkdir(parents=True)
     for notebook in sorted(lessons.glob("*.ipynb")):
         shutil.copy2(notebook, target_lessons / notebook.name)
-    shutil.copytree(REPO_ROOT / "course", folder / "course", ignore=IGNORED)
+    shutil.copytree(PROJECT_ROOT / "course", folder / "course", ignore=IGNORED)
     requirements = "\n".join(pinned_requirements()) + "\n"
     (folder / "requirements.txt").write_text(requirements, encoding="utf-8")
     shutil.copy2(STUDENT_FILES / "pyproject.toml", folder / "pyproject.toml")
@@ -59,7 +64,7 @@ def build_handout(folder=DEFAULT_FOLDER, *, lessons_dir=LESSONS_DIR):
     return Path(shutil.make_archive(str(folder), "zip", root_dir=folder))
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     """Build the handout folder and its zip, and say where they are."""
     parser = argparse.ArgumentParser(prog="python -m tooling.handout", description=__doc__)
     parser.add_argument("folder", nargs="?", default=DEFAULT_FOLDER, type=Path)

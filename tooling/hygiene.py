@@ -8,9 +8,12 @@ what nbgrader's generate_assignment adds itself.
 import json
 import re
 import sys
+from collections.abc import Mapping, Set
 from pathlib import Path
+from typing import Any
 
-from tooling.paths import LESSONS_DIR, SOLUTIONS_DIR, relative
+from grader.paths import LESSONS, SOLUTIONS
+from tooling.paths import relative
 
 NOTEBOOK_METADATA = {"kernelspec", "language_info"}
 SOLUTION_CELL_METADATA = {"nbgrader"}
@@ -21,7 +24,7 @@ MEANINGFUL_ID = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 RANDOM_LOOKING_ID = re.compile(r"(?=.*[0-9])[0-9a-f]{8,}")
 
 
-def id_problem(cell_id):
+def id_problem(cell_id: object) -> str | None:
     """Return why `cell_id` is not a stable meaningful id, or None when it is one."""
     if not isinstance(cell_id, str) or not cell_id:
         return "has no id"
@@ -32,7 +35,7 @@ def id_problem(cell_id):
     return None
 
 
-def cell_problems(cell, allowed_metadata):
+def cell_problems(cell: Mapping[str, Any], allowed_metadata: Set[str]) -> list[str]:
     """Return the problems of one cell, each a phrase that follows the cell's name."""
     problems = []
     if cell.get("cell_type") == "code":
@@ -56,7 +59,7 @@ def cell_problems(cell, allowed_metadata):
     return problems
 
 
-def notebook_problems(path, allowed_cell_metadata):
+def notebook_problems(path: str | Path, allowed_cell_metadata: Set[str]) -> list[str]:
     """Return one line per problem in the notebook at `path`."""
     name = relative(path)
     try:
@@ -84,7 +87,9 @@ def notebook_problems(path, allowed_cell_metadata):
     return problems
 
 
-def all_problems(*, solutions_dir=SOLUTIONS_DIR, lessons_dir=LESSONS_DIR):
+def all_problems(
+    *, solutions_dir: str | Path = SOLUTIONS, lessons_dir: str | Path = LESSONS
+) -> list[str]:
     """Check every notebook under the solutions and lessons folders."""
     problems = []
     for folder, allowed in (
@@ -97,7 +102,7 @@ def all_problems(*, solutions_dir=SOLUTIONS_DIR, lessons_dir=LESSONS_DIR):
     return problems
 
 
-def main():
+def main() -> int:
     """Print one line per notebook problem; exit 1 if there is any."""
     problems = all_problems()
     for problem in problems:

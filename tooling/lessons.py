@@ -21,7 +21,8 @@ import tempfile
 from pathlib import Path
 
 from course.history import HISTORY_FILE
-from tooling.paths import LESSONS_DIR, NBGRADER_CONFIG, SOLUTIONS_DIR, assignment_name, relative
+from grader.paths import LESSONS, SOLUTIONS
+from tooling.paths import NBGRADER_CONFIG, assignment_name, relative
 
 # nbgrader's own default ignore list (files it never copies from a source assignment), and the
 # record the check cells keep beside a notebook that was run (course/history.py).
@@ -34,7 +35,7 @@ class LessonsError(Exception):
     """The lessons could not be generated, or differ from what nbgrader generates."""
 
 
-def run_nbgrader(course_root, assignment):
+def run_nbgrader(course_root: Path, assignment: str) -> None:
     """Run `nbgrader generate_assignment` in `course_root`; raise LessonsError if it fails."""
     env = dict(os.environ)
     # nbgrader shells out to `alembic` for its gradebook, so the venv's bin must be on PATH.
@@ -58,7 +59,9 @@ def run_nbgrader(course_root, assignment):
         )
 
 
-def generate_into(work_dir, *, solutions_dir=SOLUTIONS_DIR, assignment=None):
+def generate_into(
+    work_dir: str | Path, *, solutions_dir: str | Path = SOLUTIONS, assignment: str | None = None
+) -> Path:
     """Generate the lessons in a scratch course root under `work_dir`; return the release folder."""
     assignment = assignment or assignment_name()
     source = Path(solutions_dir) / assignment
@@ -71,7 +74,12 @@ def generate_into(work_dir, *, solutions_dir=SOLUTIONS_DIR, assignment=None):
     return course_root / "lessons" / assignment
 
 
-def write_lessons(*, solutions_dir=SOLUTIONS_DIR, lessons_dir=LESSONS_DIR, assignment=None):
+def write_lessons(
+    *,
+    solutions_dir: str | Path = SOLUTIONS,
+    lessons_dir: str | Path = LESSONS,
+    assignment: str | None = None,
+) -> Path:
     """Regenerate lessons_dir/<assignment>/ from the solutions, replacing what was there."""
     assignment = assignment or assignment_name()
     target = Path(lessons_dir) / assignment
@@ -83,7 +91,7 @@ def write_lessons(*, solutions_dir=SOLUTIONS_DIR, lessons_dir=LESSONS_DIR, assig
     return target
 
 
-def differences(generated, committed):
+def differences(generated: str | Path, committed: str | Path) -> list[str]:
     """Return one sentence per file that differs between two lesson folders."""
     generated, committed = Path(generated), Path(committed)
     names = sorted(
@@ -108,7 +116,12 @@ def differences(generated, committed):
     return problems
 
 
-def check_lessons(*, solutions_dir=SOLUTIONS_DIR, lessons_dir=LESSONS_DIR, assignment=None):
+def check_lessons(
+    *,
+    solutions_dir: str | Path = SOLUTIONS,
+    lessons_dir: str | Path = LESSONS,
+    assignment: str | None = None,
+) -> list[str]:
     """Return the problems that keep the committed lessons from matching a fresh generation."""
     assignment = assignment or assignment_name()
     with tempfile.TemporaryDirectory() as work_dir:
@@ -116,7 +129,7 @@ def check_lessons(*, solutions_dir=SOLUTIONS_DIR, lessons_dir=LESSONS_DIR, assig
         return differences(generated, Path(lessons_dir) / assignment)
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     """Generate the lessons, or with --check report the ones out of sync; exit 1 on problems."""
     parser = argparse.ArgumentParser(prog="python -m tooling.lessons", description=__doc__)
     parser.add_argument(

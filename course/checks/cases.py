@@ -11,10 +11,16 @@ import contextlib
 import io
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any, TextIO
 
 PRINTED_LINES_SHOWN = 12  # lines of what the student's code printed during a check
+
+# A function the student wrote: a check calls it with anything and trusts nothing it returns.
+StudentFunction = Callable[..., Any]
+# Words a NameError for the student: where the missing name should come from, what to run.
+Explainer = Callable[[str], str]
 
 
 @dataclass(frozen=True)
@@ -25,7 +31,7 @@ class Case:
     """
 
     says: str
-    probe: Callable[[], "str | None"]
+    probe: Callable[[], str | None]
 
 
 @dataclass(frozen=True)
@@ -39,26 +45,32 @@ class CheckReport:
     printed: str = ""  # what the student's code printed while it was checked
 
     @property
-    def ok(self):
+    def ok(self) -> bool:
         """True when every case passed."""
         return self.failure is None
 
-    def summary(self):
+    def summary(self) -> str:
         """One line: every case passed, or the first miss's first line."""
-        if self.ok:
+        if self.failure is None:
             name = self.function_name
             subject = f"`{name}`" if name.isidentifier() else name
             return f"All {self.total} checks of {subject} passed."
         return self.failure.split("\n", 1)[0]
 
 
-def run_checks(function_name, cases, *, explain_name=None):
+def run_checks(
+    function_name: str,
+    cases: Sequence[Case],
+    *,
+    explain_name: Explainer | None = None,
+) -> CheckReport:
     """Run `cases` against the student's `function_name` and return a CheckReport.
 
     `explain_name(name)` words a NameError (a notebook check knows where the name should come
     from); by default the message only says the name is not defined.
     """
-    passed, printed = [], io.StringIO()
+    passed: list[str] = []
+    printed = io.StringIO()
     for case in cases:
         problem = _probe(case, function_name, explain_name, printed)
         if problem is not None:
@@ -69,7 +81,12 @@ def run_checks(function_name, cases, *, explain_name=None):
     return CheckReport(function_name, tuple(passed), len(cases), None, printed.getvalue())
 
 
-def _probe(case, function_name, explain_name, printed):
+def _probe(
+    case: Case,
+    function_name: str,
+    explain_name: Explainer | None,
+    printed: io.StringIO,
+) -> str | None:
     """Return None when the case passes, else the sentence for the student."""
     try:
         # What the student's code prints (a log line, say) must not look like the check's words.
@@ -85,7 +102,9 @@ def _probe(case, function_name, explain_name, printed):
     return None if problem is None else f"{case.says}: not yet.\n{problem}"
 
 
-def print_report(report, *, out=None, err=None):
+def print_report(
+    report: CheckReport, *, out: TextIO | None = None, err: TextIO | None = None
+) -> None:
     """Print a report: ✓ lines on stdout, a miss on stderr (so nbgrader's validate sees it)."""
     out, err = out or sys.stdout, err or sys.stderr
     for says in report.passed:
@@ -99,11 +118,11 @@ def print_report(report, *, out=None, err=None):
         tail = [f"  … and {more} more lines"] if more > 0 else []
         print("Your code printed this while it was checked:", file=out)
         print("\n".join([*(f"  {line}" for line in shown), *tail]), file=out)
-    if not report.ok:
+    if report.failure is not None:
         print_failure(report.failure, out=out, err=err)
 
 
-def print_failure(message, *, out=None, err=None):
+def print_failure(message: str, *, out: TextIO | None = None, err: TextIO | None = None) -> None:
     """Print a miss as ✗ lines on stderr, after flushing stdout so the two stay in order."""
     out, err = out or sys.stdout, err or sys.stderr
     out.flush()
@@ -112,7 +131,7 @@ def print_failure(message, *, out=None, err=None):
     err.flush()
 
 
-def unfinished_message(function_name):
+def unfinished_message(function_name: str) -> str:
     """Tell the student an exercise still raises NotImplementedError, and how to go on."""
     return (
         f"`{function_name}` is not finished yet: it still raises NotImplementedError.\n"
@@ -121,7 +140,7 @@ def unfinished_message(function_name):
     )
 
 
-def missing_name_message(name):
+def missing_name_message(name: str) -> str:
     """Say that `name` is not defined, when nothing more is known about where it comes from."""
     return (
         f"`{name}` is not defined in this kernel.\n"
@@ -130,7 +149,7 @@ def missing_name_message(name):
     )
 
 
-def crashed_message(function_name, says, error):
+def crashed_message(function_name: str, says: str, error: BaseException) -> str:
     """Describe an exception raised by the student's own code, pointing at their line."""
     where = student_frame(error)
     location = f" ({where})" if where else ""
@@ -140,7 +159,7 @@ def crashed_message(function_name, says, error):
     )
 
 
-def student_frame(error):
+def student_frame(error: BaseException) -> str:
     """Return "cell …, line N" for the deepest frame in the student's code, or ""."""
     for frame in reversed(traceback.extract_tb(error.__traceback__)):
         name = frame.filename
@@ -151,7 +170,7 @@ def student_frame(error):
     return ""
 
 
-def safe_text(value):
+def safe_text(value: object) -> str:
     """Return `str(value)`, or a placeholder when the object's own `__str__` raises."""
     try:
         return str(value)
@@ -159,7 +178,7 @@ def safe_text(value):
         return f"<a {type(value).__name__} whose text could not be shown>"
 
 
-def show(value):
+def show(value: object) -> str:
     """A short repr for messages, safe for values whose repr raises or runs long."""
     try:
         text = repr(value)

@@ -1,19 +1,21 @@
 """Visible check for step 1: `make_envelope` builds the four-key envelope under an unchanged id."""
 
-from course.checks.cases import Case, run_checks, show
-from course.contract import ENVELOPE_KEYS, FAILURE_CODES, NOT_FOUND, TOOL_FAILED
+from collections.abc import Sequence
+from typing import Any
 
-FALSY_VALUES = (None, False, 0, "", [], {})
+from course.checks.cases import Case, CheckReport, Explainer, StudentFunction, run_checks, show
+from course.contract import ENVELOPE_KEYS, FAILURE_CODES, NOT_FOUND, TOOL_FAILED, falsy_values
+
 OK_HINT = "\n'ok' must be the bool True or False, not 1, 0 or another true-looking value."
 OK_WAY_HINT = "\n'ok' says which way the call went: True for a success (error None), else False."
 
 
-def _typed(value):
+def _typed(value: object) -> str:
     """Describe a value with its type, so 0 and False, or 1 and True, read differently."""
     return f"{show(value)} ({type(value).__name__})"
 
 
-def envelope_mismatch(envelope, expected):
+def envelope_mismatch(envelope: object, expected: dict[str, Any]) -> str | None:
     """Return None when `envelope` equals `expected` key by key, with the same types, else why."""
     if not isinstance(envelope, dict):
         return f"It returned {_typed(envelope)}; an envelope is a dict."
@@ -34,20 +36,22 @@ def envelope_mismatch(envelope, expected):
     return None
 
 
-def _ok_hint(got):
+def _ok_hint(got: object) -> str:
     """Return the hint for a wrong 'ok': its type when it is no bool, else its direction."""
     return OK_WAY_HINT if type(got) is bool else OK_HINT
 
 
-def _success(request_id, value):
+def _success(request_id: object, value: object) -> dict[str, Any]:
     return {"id": request_id, "ok": True, "value": value, "error": None}
 
 
-def _failure(request_id, code):
+def _failure(request_id: object, code: str) -> dict[str, Any]:
     return {"id": request_id, "ok": False, "value": None, "error": code}
 
 
-def _first_problem(make_envelope, calls):
+def _first_problem(
+    make_envelope: StudentFunction, calls: Sequence[tuple[object, dict[str, Any], dict[str, Any]]]
+) -> str | None:
     """Run (request_id, kwargs, expected) calls in order; return the first problem, said plainly."""
     for request_id, kwargs, expected in calls:
         arguments = ", ".join([show(request_id), *(f"{k}={show(v)}" for k, v in kwargs.items())])
@@ -57,14 +61,14 @@ def _first_problem(make_envelope, calls):
     return None
 
 
-def _cases(make_envelope):
-    def success_keeps_id_and_value():
+def _cases(make_envelope: StudentFunction) -> list[Case]:
+    def success_keeps_id_and_value() -> str | None:
         value = {"name": "山田 花子", "city": "東京"}
         return _first_problem(
             make_envelope, [("req-1", {"value": value}, _success("req-1", value))]
         )
 
-    def failure_carries_code():
+    def failure_carries_code() -> str | None:
         return _first_problem(
             make_envelope,
             [
@@ -73,25 +77,25 @@ def _cases(make_envelope):
             ],
         )
 
-    def every_code_passes_through():
+    def every_code_passes_through() -> str | None:
         calls = [
             (f"req-{code}", {"error": code}, _failure(f"req-{code}", code))
             for code in FAILURE_CODES
         ]
         return _first_problem(make_envelope, calls)
 
-    def awkward_ids_survive():
+    def awkward_ids_survive() -> str | None:
         calls = []
         for request_id in (0, "", "0", -1, "req 東京 🚀"):
             calls.append((request_id, {"value": "done"}, _success(request_id, "done")))
             calls.append((request_id, {"error": NOT_FOUND}, _failure(request_id, NOT_FOUND)))
         return _first_problem(make_envelope, calls)
 
-    def falsy_values_are_successes():
-        calls = [("req-4", {"value": v}, _success("req-4", v)) for v in FALSY_VALUES]
+    def falsy_values_are_successes() -> str | None:
+        calls = [("req-4", {"value": v}, _success("req-4", v)) for v in falsy_values()]
         return _first_problem(make_envelope, calls)
 
-    def each_call_builds_a_new_dict():
+    def each_call_builds_a_new_dict() -> str | None:
         first, second = make_envelope("req-5", value=1), make_envelope("req-5", value=1)
         if first is second:
             return (
@@ -110,6 +114,8 @@ def _cases(make_envelope):
     ]
 
 
-def check_make_envelope(make_envelope, **options):
+def check_make_envelope(
+    make_envelope: StudentFunction, *, explain_name: Explainer | None = None
+) -> CheckReport:
     """Check a student's `make_envelope` case by case; return the CheckReport."""
-    return run_checks("make_envelope", _cases(make_envelope), **options)
+    return run_checks("make_envelope", _cases(make_envelope), explain_name=explain_name)

@@ -1,6 +1,6 @@
 """Visible check for step 2: `failure_code` maps an exception to a stable code by class alone."""
 
-from course.checks.cases import Case, run_checks, show
+from course.checks.cases import Case, CheckReport, Explainer, StudentFunction, run_checks, show
 from course.contract import INVALID_INPUT, NOT_FOUND, PERMISSION_DENIED, TOOL_FAILED
 from course.supplied import InvalidInputError, NotFoundError, PermissionDeniedError
 from course.tools import PRIVATE_MARKER
@@ -28,18 +28,18 @@ class ProbeBug(Exception):
     """An unexpected failure of a handler, defined by the handler's author."""
 
 
-def _unreadable(base):
+def _unreadable(base: type[Exception]) -> Exception:
     """Return an instance of a subclass of `base` whose str() and repr() both raise."""
 
-    def refuse(self):
+    def refuse(self: Exception) -> str:
         raise TextWasRead("this exception's text must never be read")
 
-    unreadable_class = type(f"Unreadable{base.__name__}", (base,), {"__str__": refuse})
-    unreadable_class.__repr__ = refuse
+    methods = {"__str__": refuse, "__repr__": refuse}
+    unreadable_class: type[Exception] = type(f"Unreadable{base.__name__}", (base,), methods)
     return unreadable_class(PRIVATE_MARKER)
 
 
-def _code_problem(failure_code, exc, expected):
+def _code_problem(failure_code: StudentFunction, exc: Exception, expected: str) -> str | None:
     """Return None when failure_code(exc) is exactly `expected`, else a sentence saying why not."""
     label = f"{type(exc).__name__}({', '.join(show(arg) for arg in exc.args)})"
     try:
@@ -56,7 +56,7 @@ def _code_problem(failure_code, exc, expected):
     return None
 
 
-def _first_problem(failure_code, pairs):
+def _first_problem(failure_code: StudentFunction, pairs: list[tuple[Exception, str]]) -> str | None:
     for exc, expected in pairs:
         problem = _code_problem(failure_code, exc, expected)
         if problem:
@@ -64,8 +64,8 @@ def _first_problem(failure_code, pairs):
     return None
 
 
-def _cases(failure_code):
-    def course_classes():
+def _cases(failure_code: StudentFunction) -> list[Case]:
+    def course_classes() -> str | None:
         return _first_problem(
             failure_code,
             [
@@ -75,17 +75,17 @@ def _cases(failure_code):
             ],
         )
 
-    def look_alike_builtins():
+    def look_alike_builtins() -> str | None:
         builtins = (KeyError, ValueError, PermissionError, LookupError, FileNotFoundError)
         return _first_problem(
             failure_code, [(cls(PRIVATE_MARKER), TOOL_FAILED) for cls in builtins]
         )
 
-    def anything_else():
+    def anything_else() -> str | None:
         others = (RuntimeError, ZeroDivisionError, TypeError, ProbeBug, Exception)
         return _first_problem(failure_code, [(cls(PRIVATE_MARKER), TOOL_FAILED) for cls in others])
 
-    def subclasses_and_mixins():
+    def subclasses_and_mixins() -> str | None:
         return _first_problem(
             failure_code,
             [
@@ -95,7 +95,7 @@ def _cases(failure_code):
             ],
         )
 
-    def text_does_not_decide():
+    def text_does_not_decide() -> str | None:
         return _first_problem(
             failure_code,
             [
@@ -106,7 +106,7 @@ def _cases(failure_code):
             ],
         )
 
-    def unreadable_exceptions():
+    def unreadable_exceptions() -> str | None:
         return _first_problem(
             failure_code,
             [
@@ -130,6 +130,8 @@ def _cases(failure_code):
     ]
 
 
-def check_failure_code(failure_code, **options):
+def check_failure_code(
+    failure_code: StudentFunction, *, explain_name: Explainer | None = None
+) -> CheckReport:
     """Check a student's `failure_code` case by case; return the CheckReport."""
-    return run_checks("failure_code", _cases(failure_code), **options)
+    return run_checks("failure_code", _cases(failure_code), explain_name=explain_name)

@@ -5,6 +5,7 @@ would.
 """
 
 import json
+from typing import Any
 
 from course.checks.cases import safe_text, show
 from course.checks.ownership import exact_type_problem
@@ -24,10 +25,12 @@ from course.supplied import (
     PermissionDeniedError,
     check_json_value,
 )
-from course.tools import PRIVATE_MARKER, fixture_tools
+from course.tools import PRIVATE_MARKER, Arguments, fixture_tools
 
 
-def envelope_problem(envelope, request_id, *, value=None, error=None):
+def envelope_problem(
+    envelope: object, request_id: object, *, value: object = None, error: str | None = None
+) -> str | None:
     """Return a sentence if `envelope` is not exactly the expected one, else None."""
     if not isinstance(envelope, dict):
         return f"`invoke_tool` should return a dict envelope, but it returned {show(envelope)}."
@@ -51,7 +54,7 @@ def envelope_problem(envelope, request_id, *, value=None, error=None):
     return exact_type_problem(value, envelope["value"], "the envelope's value")
 
 
-def raised_by(tool, arguments):
+def raised_by(tool: str, arguments: Arguments) -> Exception | None:
     """Return the exception a fixture tool raises for `arguments`, or None if it returns."""
     try:
         fixture_tools()[tool](dict(arguments))  # fixture handlers never edit it
@@ -60,7 +63,7 @@ def raised_by(tool, arguments):
     return None
 
 
-def private_texts(exc):
+def private_texts(exc: BaseException | None) -> list[str]:
     """Return the texts of an exception that must never reach an envelope (none for None)."""
     if exc is None:
         return []
@@ -79,12 +82,12 @@ EXPECTED_CODES = (
 )
 
 
-def code_for(exc):
+def code_for(exc: BaseException) -> str:
     """Return the failure code CONTRACT.md gives an exception a handler raised."""
     return next((code for cls, code in EXPECTED_CODES if isinstance(exc, cls)), TOOL_FAILED)
 
 
-def fixture_outcome(tool, arguments, budget):
+def fixture_outcome(tool: str, arguments: Arguments, budget: int) -> tuple[Any, str | None]:
     """Return (value, code) that a fixture tool's call must end in: one of them is None.
 
     It runs the fixture's handler itself, on a copy of the arguments, so the playground can

@@ -8,9 +8,17 @@ unfinished or not loaded, so the message names that step rather than blaming `in
 
 import json
 import traceback
+from typing import Any
 
-from course.assemble import load_course
-from course.checks.cases import Case, CheckReport, run_checks, safe_text, show
+from course.checks.cases import (
+    Case,
+    CheckReport,
+    Explainer,
+    StudentFunction,
+    run_checks,
+    safe_text,
+    show,
+)
 from course.checks.expectations import envelope_problem, private_texts, raised_by
 from course.contract import (
     DEFAULT_MAX_RESULT_BYTES,
@@ -22,7 +30,8 @@ from course.contract import (
     TOOL_FAILED,
     UNKNOWN_TOOL,
 )
-from course.tools import CallCounter, FixtureTools, fixture_tools
+from course.manifest import Course, load_course
+from course.tools import Arguments, CallCounter, FixtureTools, fixture_tools
 
 TOO_DEEP = 100_000  # levels of nesting: far past what json.dumps can write
 RECURSION_HINT = (
@@ -31,11 +40,11 @@ RECURSION_HINT = (
 )
 
 
-def _request(tool, arguments, request_id=1):
+def _request(tool: str, arguments: Arguments, request_id: object = 1) -> dict[str, Any]:
     return {"id": request_id, "tool": tool, "arguments": arguments}
 
 
-def _success(invoke_tool):
+def _success(invoke_tool: StudentFunction) -> str | None:
     tools = fixture_tools()
     envelope = invoke_tool(_request("lookup_user", {"user_id": "u-001"}, 7), tools)
     expected = {"id": "u-001", "name": "山田 花子", "city": "東京", "role": "admin"}
@@ -46,7 +55,7 @@ def _success(invoke_tool):
     return envelope_problem(envelope, 1, value={"celsius": 100, "fahrenheit": 212.0})
 
 
-def _ids_kept(invoke_tool):
+def _ids_kept(invoke_tool: StudentFunction) -> str | None:
     tools = fixture_tools()
     user = {"id": "u-002", "name": "José Álvarez Núñez", "city": "Sevilla", "role": "editor"}
     for request_id in (0, "", "0", "req-東京"):
@@ -71,7 +80,7 @@ FAILURES = (
 )
 
 
-def _failure_codes(invoke_tool):
+def _failure_codes(invoke_tool: StudentFunction) -> str | None:
     for tool, arguments, code in FAILURES:
         envelope = invoke_tool(_request(tool, arguments, 3), fixture_tools())
         problem = envelope_problem(envelope, 3, error=code)
@@ -80,7 +89,7 @@ def _failure_codes(invoke_tool):
     return None
 
 
-def _nothing_leaks(invoke_tool):
+def _nothing_leaks(invoke_tool: StudentFunction) -> str | None:
     # Checked before the codes and the ids, so a leak is named as a leak wherever it shows.
     for tool, arguments, code in FAILURES:
         if code == UNKNOWN_TOOL:
@@ -97,8 +106,8 @@ def _nothing_leaks(invoke_tool):
     return None
 
 
-def _bad_results(invoke_tool):
-    checks = (
+def _bad_results(invoke_tool: StudentFunction) -> str | None:
+    checks: tuple[tuple[str, Arguments, int, str], ...] = (
         ("user_tags", {"user_id": "u-001"}, DEFAULT_MAX_RESULT_BYTES, INVALID_RESULT),
         ("export_everything", {}, DEFAULT_MAX_RESULT_BYTES, RESULT_TOO_LARGE),
     )
@@ -112,15 +121,15 @@ def _bad_results(invoke_tool):
     return None
 
 
-def _nested_list(depth):
-    value = []
+def _nested_list(depth: int) -> list[Any]:
+    value: list[Any] = []
     for _ in range(depth):
         value = [value]
     return value
 
 
-def _too_deep(invoke_tool):
-    def deep(arguments):
+def _too_deep(invoke_tool: StudentFunction) -> str | None:
+    def deep(arguments: Arguments) -> list[Any]:
         return _nested_list(TOO_DEEP)
 
     what = (
@@ -134,7 +143,7 @@ def _too_deep(invoke_tool):
     return f"{what}: {problem}" if problem else None
 
 
-def _exact_boundary(invoke_tool):
+def _exact_boundary(invoke_tool: StudentFunction) -> str | None:
     expected = {"id": "u-001", "name": "山田 花子", "city": "東京", "role": "admin"}
     size = len(json.dumps(expected, ensure_ascii=False, allow_nan=False).encode("utf-8"))
     request = _request("lookup_user", {"user_id": "u-001"}, 6)
@@ -152,8 +161,8 @@ def _exact_boundary(invoke_tool):
     return None
 
 
-def _ownership(invoke_tool):
-    def grabby(arguments):
+def _ownership(invoke_tool: StudentFunction) -> str | None:
+    def grabby(arguments: Arguments) -> dict[str, Any]:
         arguments["filters"]["roles"].append("admin")
         return {"seen": arguments["filters"]["roles"]}
 
@@ -182,9 +191,9 @@ def _ownership(invoke_tool):
     return None
 
 
-def _one_call_each(invoke_tool):
+def _one_call_each(invoke_tool: StudentFunction) -> str | None:
     tools = {name: CallCounter(handler) for name, handler in fixture_tools().items()}
-    runs = (
+    runs: tuple[tuple[str, Arguments], ...] = (
         ("lookup_user", {"user_id": "u-001"}),
         ("lookup_user", {"user_id": "u-999"}),
         ("usage_stats", {"user_id": "u-001"}),
@@ -205,10 +214,10 @@ def _one_call_each(invoke_tool):
     return None
 
 
-def _base_exception_propagates(invoke_tool):
+def _base_exception_propagates(invoke_tool: StudentFunction) -> str | None:
     error = KeyboardInterrupt()
 
-    def interrupted(arguments):
+    def interrupted(arguments: Arguments) -> None:
         raise error
 
     try:
@@ -220,7 +229,7 @@ def _base_exception_propagates(invoke_tool):
     return f"A KeyboardInterrupt from the handler was caught and became {show(outcome)}."
 
 
-def cases(invoke_tool):
+def cases(invoke_tool: StudentFunction) -> list[Case]:
     """The end-to-end cases for `invoke_tool`, in an order that names the real problem first."""
     return [
         Case(
@@ -249,7 +258,12 @@ def cases(invoke_tool):
     ]
 
 
-def earlier_step_message(error, function_name, course=None, explain_name=None):
+def earlier_step_message(
+    error: BaseException,
+    function_name: str,
+    course: Course | None = None,
+    explain_name: Explainer | None = None,
+) -> str | None:
     """Name the earlier step behind an unfinished or missing function, or return None.
 
     `invoke_tool` calls the functions of steps 1 to 6; when one of them is what raised
@@ -262,7 +276,7 @@ def earlier_step_message(error, function_name, course=None, explain_name=None):
         frames = traceback.extract_tb(error.__traceback__)
         culprit = frames[-1].name if frames else None
     step = next((s for s in steps if culprit in s.defines and culprit != function_name), None)
-    if step is None:
+    if step is None or culprit is None:
         return None
     calls = f"`{function_name}` calls `{culprit}` from {step.label}"
     if isinstance(error, NameError):
@@ -275,9 +289,13 @@ def earlier_step_message(error, function_name, course=None, explain_name=None):
     )
 
 
-def warm_up(invoke_tool, function_name="invoke_tool", explain_name=None):
+def warm_up(
+    invoke_tool: StudentFunction,
+    function_name: str = "invoke_tool",
+    explain_name: Explainer | None = None,
+) -> str | None:
     """Run each path of `invoke_tool` once; return a message if an earlier step is unfinished."""
-    requests = (
+    requests: tuple[tuple[str, Arguments, int], ...] = (
         ("send_email", {}, DEFAULT_MAX_RESULT_BYTES),
         ("lookup_user", {"user_id": "u-001"}, DEFAULT_MAX_RESULT_BYTES),
         ("lookup_user", {"user_id": "u-999"}, DEFAULT_MAX_RESULT_BYTES),
@@ -295,7 +313,9 @@ def warm_up(invoke_tool, function_name="invoke_tool", explain_name=None):
     return None
 
 
-def check_invoke_tool(invoke_tool, *, explain_name=None):
+def check_invoke_tool(
+    invoke_tool: StudentFunction, *, explain_name: Explainer | None = None
+) -> CheckReport:
     """Check the student's `invoke_tool` end to end; return the CheckReport."""
     message = warm_up(invoke_tool, explain_name=explain_name)
     all_cases = cases(invoke_tool)

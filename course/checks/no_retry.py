@@ -5,35 +5,55 @@ one. Only `Exception` may be caught: the cases send `KeyboardInterrupt` and `Sys
 and expect the very same object back out.
 """
 
-from course.checks.cases import Case, run_checks, safe_text, show
+from typing import Any
+
+from course.checks.cases import (
+    Case,
+    CheckReport,
+    Explainer,
+    StudentFunction,
+    run_checks,
+    safe_text,
+    show,
+)
+from course.contract import falsy_values
 from course.supplied import NotFoundError
-from course.tools import CallCounter
+from course.tools import Arguments, CallCounter, Handler
 
 
 class FlakyHandler:
     """A handler that fails on its first call and succeeds after: a retry would hide the failure."""
 
-    def __init__(self, error=None):
+    def __init__(self, error: Exception | None = None) -> None:
         self.error = error or TimeoutError("the service did not answer in time")
         self.calls = 0
 
-    def __call__(self, arguments):
+    def __call__(self, arguments: Arguments) -> dict[str, bool]:
         self.calls += 1
         if self.calls == 1:
             raise self.error
         return {"sent": True}
 
 
-def raising(error):
+def raising(error: BaseException) -> Handler:
     """Return a handler that raises `error`, the very object, each time it is called."""
 
-    def handler(arguments):
+    def handler(arguments: Arguments) -> Any:
         raise error
 
     return handler
 
 
-def _pair_problem(outcome):
+def returning(value: object) -> Handler:
+    """Return a handler that returns `value`, the very object, each time it is called."""
+
+    def handler(arguments: Arguments) -> object:
+        return value
+
+    return handler
+
+
+def _pair_problem(outcome: object) -> str | None:
     """Return a sentence if `outcome` is not a pair (ok, result) with ok a real bool."""
     if not isinstance(outcome, tuple | list) or len(outcome) != 2:
         return f"`call_once` should return a pair (ok, result), but it returned {show(outcome)}."
@@ -45,16 +65,16 @@ def _pair_problem(outcome):
     return None
 
 
-def _calls_problem(counter, expected=1):
+def _calls_problem(counter: CallCounter, expected: int = 1) -> str | None:
     if counter.calls != expected:
         return f"The handler was called {counter.calls} times; it should be called exactly once."
     return None
 
 
-def _success(call_once):
+def _success(call_once: StudentFunction) -> str | None:
     received = []
 
-    def handler(arguments):
+    def handler(arguments: Arguments) -> dict[str, str]:
         received.append(arguments)
         return {"user": "u-001"}
 
@@ -71,9 +91,9 @@ def _success(call_once):
     return None
 
 
-def _falsy_success(call_once):
-    for value in (None, False, 0, "", [], {}):
-        counter = CallCounter(lambda arguments, value=value: value)
+def _falsy_success(call_once: StudentFunction) -> str | None:
+    for value in falsy_values():
+        counter = CallCounter(returning(value))
         outcome = call_once(counter, {})
         problem = _pair_problem(outcome) or _calls_problem(counter)
         if problem:
@@ -86,7 +106,9 @@ def _falsy_success(call_once):
     return None
 
 
-def _failure_returns_exception(call_once, error, kind):
+def _failure_returns_exception(
+    call_once: StudentFunction, error: Exception, kind: str
+) -> str | None:
     counter = CallCounter(raising(error))
     outcome = call_once(counter, {"user_id": "u-999"})
     problem = _pair_problem(outcome) or _calls_problem(counter)
@@ -103,7 +125,7 @@ def _failure_returns_exception(call_once, error, kind):
     return None
 
 
-def _flaky_not_retried(call_once):
+def _flaky_not_retried(call_once: StudentFunction) -> str | None:
     handler = FlakyHandler()
     outcome = call_once(handler, {"to": "ana@example.com"})
     if handler.calls != 1:
@@ -119,7 +141,7 @@ def _flaky_not_retried(call_once):
     return None
 
 
-def _base_exceptions_propagate(call_once):
+def _base_exceptions_propagate(call_once: StudentFunction) -> str | None:
     for error in (KeyboardInterrupt(), SystemExit(3)):
         counter = CallCounter(raising(error))
         try:
@@ -143,7 +165,7 @@ def _base_exceptions_propagate(call_once):
     return None
 
 
-def cases(call_once):
+def cases(call_once: StudentFunction) -> list[Case]:
     """The cases for `call_once`."""
     return [
         Case(
@@ -175,6 +197,8 @@ def cases(call_once):
     ]
 
 
-def check_call_once(call_once, **options):
+def check_call_once(
+    call_once: StudentFunction, *, explain_name: Explainer | None = None
+) -> CheckReport:
     """Check the student's `call_once` case by case; return the CheckReport."""
-    return run_checks("call_once", cases(call_once), **options)
+    return run_checks("call_once", cases(call_once), explain_name=explain_name)

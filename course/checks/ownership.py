@@ -5,11 +5,12 @@ Arguments hold only JSON values, so `copy.deepcopy` and a JSON round trip are eq
 """
 
 import copy
+from typing import Any
 
-from course.checks.cases import Case, run_checks, show
+from course.checks.cases import Case, CheckReport, Explainer, StudentFunction, run_checks, show
 
 
-def exact_type_problem(expected, actual, where="the value"):
+def exact_type_problem(expected: Any, actual: Any, where: str = "the value") -> str | None:
     """Return a sentence naming the first place where `actual` differs from `expected`, or None.
 
     Compares values and their exact types at every depth, because `True == 1` and `1.0 == 1`
@@ -41,7 +42,7 @@ def exact_type_problem(expected, actual, where="the value"):
     return None
 
 
-def _nested_arguments():
+def _nested_arguments() -> dict[str, Any]:
     return {
         "team_id": "t-100",
         "filters": {"roles": ["lead", "member"], "since": {"year": 2024}},
@@ -49,7 +50,7 @@ def _nested_arguments():
     }
 
 
-def _copy_is_equal(copy_arguments):
+def _copy_is_equal(copy_arguments: StudentFunction) -> str | None:
     arguments = _nested_arguments()
     result = copy_arguments(arguments)
     problem = exact_type_problem(_nested_arguments(), result, "the copy")
@@ -60,7 +61,7 @@ def _copy_is_equal(copy_arguments):
     return None
 
 
-def _copy_is_new_dict(copy_arguments):
+def _copy_is_new_dict(copy_arguments: StudentFunction) -> str | None:
     arguments = {"user_id": "u-001"}
     if copy_arguments(arguments) is arguments:
         return (
@@ -70,7 +71,7 @@ def _copy_is_new_dict(copy_arguments):
     return None
 
 
-def _copy_is_deep(copy_arguments):
+def _copy_is_deep(copy_arguments: StudentFunction) -> str | None:
     arguments = _nested_arguments()
     result = copy_arguments(arguments)
     result["filters"]["roles"].append("guest")
@@ -85,7 +86,7 @@ def _copy_is_deep(copy_arguments):
     return None
 
 
-def _copy_keeps_types(copy_arguments):
+def _copy_keeps_types(copy_arguments: StudentFunction) -> str | None:
     arguments = {"flag": True, "count": 1, "ratio": 1.0, "nothing": None, "city": "東京"}
     problem = exact_type_problem(dict(arguments), copy_arguments(arguments), "the copy")
     if problem:
@@ -93,15 +94,15 @@ def _copy_keeps_types(copy_arguments):
     return None
 
 
-def _copy_of_empty(copy_arguments):
-    arguments = {}
+def _copy_of_empty(copy_arguments: StudentFunction) -> str | None:
+    arguments: dict[str, Any] = {}
     result = copy_arguments(arguments)
     if result != {} or result is arguments:
         return f"For {{}} I expected a new empty dict but got {show(result)}."
     return None
 
 
-def copy_cases(copy_arguments):
+def copy_cases(copy_arguments: StudentFunction) -> list[Case]:
     """The cases for `copy_arguments`."""
     return [
         Case(
@@ -123,23 +124,25 @@ def copy_cases(copy_arguments):
     ]
 
 
-def check_copy_arguments(copy_arguments, **options):
+def check_copy_arguments(
+    copy_arguments: StudentFunction, *, explain_name: Explainer | None = None
+) -> CheckReport:
     """Check the student's `copy_arguments` case by case; return the CheckReport."""
-    return run_checks("copy_arguments", copy_cases(copy_arguments), **options)
+    return run_checks("copy_arguments", copy_cases(copy_arguments), explain_name=explain_name)
 
 
 ROSTER_TEXT = '{"name": "Café crew ☕", "members": [["u-001", "lead"], ["u-002", "member"]]}'
 ROSTER_VALUE = {"name": "Café crew ☕", "members": [["u-001", "lead"], ["u-002", "member"]]}
 
 
-def _decodes_object(fresh_value):
+def _decodes_object(fresh_value: StudentFunction) -> str | None:
     problem = exact_type_problem(ROSTER_VALUE, fresh_value(ROSTER_TEXT), "the decoded value")
     if problem:
         return f"{problem}\nDecode the JSON text (json.loads) and return what it gives."
     return None
 
 
-def _decodes_scalars(fresh_value):
+def _decodes_scalars(fresh_value: StudentFunction) -> str | None:
     for text, expected in (("null", None), ("0", 0), ('""', ""), ('"東京"', "東京"), ("[]", [])):
         problem = exact_type_problem(expected, fresh_value(text), f"the value of {text}")
         if problem:
@@ -147,7 +150,7 @@ def _decodes_scalars(fresh_value):
     return None
 
 
-def _keeps_exact_types(fresh_value):
+def _keeps_exact_types(fresh_value: StudentFunction) -> str | None:
     text = '{"flag": true, "count": 1, "ratio": 1.0, "label": "1", "nothing": null}'
     expected = {"flag": True, "count": 1, "ratio": 1.0, "label": "1", "nothing": None}
     problem = exact_type_problem(expected, fresh_value(text), "the decoded value")
@@ -156,7 +159,7 @@ def _keeps_exact_types(fresh_value):
     return None
 
 
-def _each_call_is_fresh(fresh_value):
+def _each_call_is_fresh(fresh_value: StudentFunction) -> str | None:
     first = fresh_value(ROSTER_TEXT)
     second = fresh_value(ROSTER_TEXT)
     if first is second or first["members"] is second["members"]:
@@ -170,7 +173,7 @@ def _each_call_is_fresh(fresh_value):
     return None
 
 
-def _decodes_deep_nesting(fresh_value):
+def _decodes_deep_nesting(fresh_value: StudentFunction) -> str | None:
     depth = 50
     value = fresh_value("[" * depth + "]" * depth)
     for level in range(depth - 1):
@@ -182,7 +185,7 @@ def _decodes_deep_nesting(fresh_value):
     return None
 
 
-def fresh_cases(fresh_value):
+def fresh_cases(fresh_value: StudentFunction) -> list[Case]:
     """The cases for `fresh_value`."""
     return [
         Case("A JSON object decodes to an equal dict", lambda: _decodes_object(fresh_value)),
@@ -196,6 +199,8 @@ def fresh_cases(fresh_value):
     ]
 
 
-def check_fresh_value(fresh_value, **options):
+def check_fresh_value(
+    fresh_value: StudentFunction, *, explain_name: Explainer | None = None
+) -> CheckReport:
     """Check the student's `fresh_value` case by case; return the CheckReport."""
-    return run_checks("fresh_value", fresh_cases(fresh_value), **options)
+    return run_checks("fresh_value", fresh_cases(fresh_value), explain_name=explain_name)

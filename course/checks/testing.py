@@ -7,11 +7,14 @@ would. A test that passes on the broken implementation it is meant for does not 
 """
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from course.checks.cases import (
     Case,
     CheckReport,
+    Explainer,
     print_failure,
     print_report,
     run_checks,
@@ -28,6 +31,14 @@ from course.contract import (
     TOOL_FAILED,
     UNKNOWN_TOOL,
 )
+from course.run import Namespace
+from course.tools import Arguments, Handler
+
+# An invoke_tool, the student's or one broken around it, and a test the student wrote.
+InvokeTool = Callable[..., Any]
+StudentTest = Callable[[InvokeTool], object]
+Request = dict[str, Any]
+Tools = dict[str, Handler]
 
 CODES_OF_EXPECTED_FAILURES = (INVALID_INPUT, PERMISSION_DENIED, NOT_FOUND)
 
@@ -38,13 +49,15 @@ class Broken:
 
     does: str
     hint: str
-    build: object  # honest invoke_tool -> broken invoke_tool
+    build: Callable[[InvokeTool], InvokeTool]  # the honest invoke_tool -> a broken one
 
 
-def mixes_categories(honest):
+def mixes_categories(honest: InvokeTool) -> InvokeTool:
     """Every expected failure becomes tool_failed, as if the classes were never looked at."""
 
-    def invoke_tool(request, tools, *, max_result_bytes=DEFAULT_MAX_RESULT_BYTES):
+    def invoke_tool(
+        request: Request, tools: Tools, *, max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES
+    ) -> Any:
         envelope = honest(request, tools, max_result_bytes=max_result_bytes)
         if isinstance(envelope, dict) and envelope.get("error") in CODES_OF_EXPECTED_FAILURES:
             return dict(envelope, error=TOOL_FAILED)
@@ -53,14 +66,16 @@ def mixes_categories(honest):
     return invoke_tool
 
 
-def leaks_the_message(honest):
+def leaks_the_message(honest: InvokeTool) -> InvokeTool:
     """The exception's text is appended to the code, the mistake redaction is about."""
 
-    def invoke_tool(request, tools, *, max_result_bytes=DEFAULT_MAX_RESULT_BYTES):
+    def invoke_tool(
+        request: Request, tools: Tools, *, max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES
+    ) -> Any:
         raised = []
 
-        def watched(handler):
-            def call(arguments):
+        def watched(handler: Handler) -> Handler:
+            def call(arguments: Arguments) -> Any:
                 try:
                     return handler(arguments)
                 except Exception as exc:
@@ -78,19 +93,23 @@ def leaks_the_message(honest):
     return invoke_tool
 
 
-def one_byte_short(honest):
+def one_byte_short(honest: InvokeTool) -> InvokeTool:
     """A value of exactly max_result_bytes is refused: the boundary is off by one."""
 
-    def invoke_tool(request, tools, *, max_result_bytes=DEFAULT_MAX_RESULT_BYTES):
+    def invoke_tool(
+        request: Request, tools: Tools, *, max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES
+    ) -> Any:
         return honest(request, tools, max_result_bytes=max(0, max_result_bytes - 1))
 
     return invoke_tool
 
 
-def counts_characters(honest):
+def counts_characters(honest: InvokeTool) -> InvokeTool:
     """The budget is compared with the number of characters, not UTF-8 bytes."""
 
-    def invoke_tool(request, tools, *, max_result_bytes=DEFAULT_MAX_RESULT_BYTES):
+    def invoke_tool(
+        request: Request, tools: Tools, *, max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES
+    ) -> Any:
         envelope = honest(request, tools, max_result_bytes=10**9)
         if isinstance(envelope, dict) and envelope.get("ok") is True:
             characters = len(json.dumps(envelope.get("value"), ensure_ascii=False))
@@ -106,27 +125,31 @@ def counts_characters(honest):
     return invoke_tool
 
 
-def loosens_values(honest):
+def loosens_values(honest: InvokeTool) -> InvokeTool:
     """Tuples and sets become lists and keys become strings, as plain json.dumps would make them."""
 
-    def loosened(handler):
-        def call(arguments):
+    def loosened(handler: Handler) -> Handler:
+        def call(arguments: Arguments) -> Any:
             result = handler(arguments)
             return json.loads(json.dumps(result, default=list))
 
         return call
 
-    def invoke_tool(request, tools, *, max_result_bytes=DEFAULT_MAX_RESULT_BYTES):
+    def invoke_tool(
+        request: Request, tools: Tools, *, max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES
+    ) -> Any:
         loose_tools = {name: loosened(handler) for name, handler in tools.items()}
         return honest(request, loose_tools, max_result_bytes=max_result_bytes)
 
     return invoke_tool
 
 
-def retries_failures(honest):
+def retries_failures(honest: InvokeTool) -> InvokeTool:
     """A call that failed is tried once more, so a failing handler runs twice."""
 
-    def invoke_tool(request, tools, *, max_result_bytes=DEFAULT_MAX_RESULT_BYTES):
+    def invoke_tool(
+        request: Request, tools: Tools, *, max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES
+    ) -> Any:
         envelope = honest(request, tools, max_result_bytes=max_result_bytes)
         failed = isinstance(envelope, dict) and envelope.get("ok") is False
         if failed and envelope.get("error") != UNKNOWN_TOOL:
@@ -185,7 +208,7 @@ TESTS = {
 }
 
 
-def outcome(test, invoke_tool):
+def outcome(test: StudentTest, invoke_tool: InvokeTool) -> str | None:
     """Run one test on one invoke_tool; return None if it passed, else how it failed.
 
     NotImplementedError goes through: it means the test itself is not written yet.
@@ -204,7 +227,7 @@ def outcome(test, invoke_tool):
     return None
 
 
-def _judge(name, test, honest):
+def _judge(name: str, test: StudentTest, honest: InvokeTool) -> str | None:
     try:
         return _verdict(name, test, honest)
     except NotImplementedError:
@@ -214,7 +237,7 @@ def _judge(name, test, honest):
         )
 
 
-def _verdict(name, test, honest):
+def _verdict(name: str, test: StudentTest, honest: InvokeTool) -> str | None:
     failed = outcome(test, honest)
     if failed:
         return (
@@ -230,31 +253,34 @@ def _verdict(name, test, honest):
     return None
 
 
-def test_cases(namespace, honest):
+def test_cases(namespace: Namespace, honest: InvokeTool) -> list[Case]:
     """One case per test: it passes on `honest` and fails on each broken implementation."""
     cases = []
     for name, broken in TESTS.items():
         what = " and one that ".join(b.does for b in broken)
-        cases.append(
-            Case(
-                f"`{name}` passes on your invoke_tool and catches an invoke_tool that {what}",
-                lambda name=name: (
-                    _judge(name, namespace[name], honest)
-                    if name in namespace
-                    else f"There is no function `{name}`: keep the names the exercise cell gives."
-                ),
-            )
-        )
+        says = f"`{name}` passes on your invoke_tool and catches an invoke_tool that {what}"
+        cases.append(Case(says, _probe(name, namespace, honest)))
     return cases
 
 
-def check_tests(namespace, **options):
+def _probe(name: str, namespace: Namespace, honest: InvokeTool) -> Callable[[], str | None]:
+    """Return the probe of the student's test `name`, looked up when the case runs."""
+
+    def probe() -> str | None:
+        if name not in namespace:
+            return f"There is no function `{name}`: keep the names the exercise cell gives."
+        return _judge(name, namespace[name], honest)
+
+    return probe
+
+
+def check_tests(namespace: Namespace, *, explain_name: Explainer | None = None) -> CheckReport:
     """Check the student's five tests against their invoke_tool and the broken ones."""
     honest = namespace.get("invoke_tool")
-    cases = test_cases(namespace, honest)
     if not callable(honest):
         missing = "`invoke_tool` is not loaded: run the first code cell of this notebook."
-        return CheckReport("your tests", (), len(cases), missing)
+        return CheckReport("your tests", (), len(TESTS), missing)
+    cases = test_cases(namespace, honest)
     ready = check_invoke_tool(honest)
     if not ready.ok:
         return CheckReport(
@@ -265,15 +291,15 @@ def check_tests(namespace, **options):
             f"{ready.summary()}\nFinish step 7 first (07-invoke-tool.ipynb), save it, then run "
             "the first code cell of this notebook again.",
         )
-    return run_checks("your tests", cases, **options)
+    return run_checks("your tests", cases, explain_name=explain_name)
 
 
-def check_my_tests(namespace):
+def check_my_tests(namespace: Namespace) -> None:
     """The check cell of step 8: judge the tests in the notebook's `namespace` and say how."""
     print_report(check_tests(namespace))
 
 
-def try_test(test, namespace):
+def try_test(test: StudentTest, namespace: Namespace) -> None:
     """Run one test on the kernel's `invoke_tool` and say whether it passed; never raise."""
     name = getattr(test, "__name__", "the test")
     invoke_tool = namespace.get("invoke_tool")

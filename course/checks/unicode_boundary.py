@@ -1,6 +1,8 @@
 """Visible check for step 4: `budget_error` counts UTF-8 bytes and keeps the exact boundary."""
 
-from course.checks.cases import Case, run_checks, show
+from collections.abc import Callable, Sequence
+
+from course.checks.cases import Case, CheckReport, Explainer, StudentFunction, run_checks, show
 from course.contract import DEFAULT_MAX_RESULT_BYTES, INVALID_RESULT, RESULT_TOO_LARGE
 
 # One character of each UTF-8 length, with its cost in bytes.
@@ -8,7 +10,7 @@ CHARACTER_COSTS = (("a", 1), ("é", 2), ("東", 3), ("🚀", 4))
 
 
 # Ways of measuring text that students reach for; only the first is the budget's.
-MEASURES = (
+MEASURES: tuple[tuple[str, Callable[[str], int]], ...] = (
     ("utf-8", lambda text: len(text.encode("utf-8"))),
     ("characters", len),
     ("utf-16", lambda text: len(text.encode("utf-16-le"))),
@@ -23,7 +25,9 @@ MEASURE_HINTS = {
 EQUAL_FITS_HINT = "A size equal to the budget fits: only more bytes than the budget are too large."
 
 
-def _verdict_problem(budget_error, text, budget, expected):
+def _verdict_problem(
+    budget_error: StudentFunction, text: str, budget: int, expected: str | None
+) -> str | None:
     """Return None when budget_error(text, budget) is exactly `expected`, else a sentence."""
     call = f"budget_error({show(text)}, {budget})"
     try:
@@ -47,7 +51,7 @@ def _verdict_problem(budget_error, text, budget, expected):
     )
 
 
-def diagnosis(budget_error, text):
+def diagnosis(budget_error: StudentFunction, text: str) -> list[str]:
     """Return hints naming how `budget_error` measures `text`, when its answers show it.
 
     The student's verdicts around each measure's size are compared with what each way of
@@ -75,43 +79,45 @@ def diagnosis(budget_error, text):
     return hints
 
 
-def _first(budget_error, calls):
+def _first(
+    budget_error: StudentFunction, calls: Sequence[tuple[str, int, str | None]]
+) -> str | None:
     problems = (_verdict_problem(budget_error, *call) for call in calls)
     return next((problem for problem in problems if problem), None)
 
 
-def _cases(budget_error):
-    def small_text_fits():
+def _cases(budget_error: StudentFunction) -> list[Case]:
+    def small_text_fits() -> str | None:
         return _first(
             budget_error, [('"ok"', 10, None), ('{"a": [1, 2]}', DEFAULT_MAX_RESULT_BYTES, None)]
         )
 
-    def exact_boundary():
+    def exact_boundary() -> str | None:
         text = '{"a": [1, 2]}'  # 13 bytes, JSON syntax included
         return _first(
             budget_error, [(text, 13, None), (text, 12, RESULT_TOO_LARGE), (text, 14, None)]
         )
 
-    def bytes_not_characters():
+    def bytes_not_characters() -> str | None:
         # "東京" as JSON text: 4 characters, 8 bytes.
         return _first(
             budget_error,
             [('"東京"', 8, None), ('"東京"', 7, RESULT_TOO_LARGE), ('"東京"', 4, RESULT_TOO_LARGE)],
         )
 
-    def each_character_length():
-        calls = []
+    def each_character_length() -> str | None:
+        calls: list[tuple[str, int, str | None]] = []
         for char, cost in CHARACTER_COSTS:
             calls.append((f'"{char}"', cost + 2, None))
             calls.append((f'"{char}"', cost + 1, RESULT_TOO_LARGE))
         return _first(budget_error, calls)
 
-    def zero_budget():
+    def zero_budget() -> str | None:
         return _first(
             budget_error, [("", 0, None), ("0", 0, RESULT_TOO_LARGE), ('""', 1, RESULT_TOO_LARGE)]
         )
 
-    def lone_surrogate():
+    def lone_surrogate() -> str | None:
         return _first(
             budget_error,
             [
@@ -130,6 +136,8 @@ def _cases(budget_error):
     ]
 
 
-def check_budget_error(budget_error, **options):
+def check_budget_error(
+    budget_error: StudentFunction, *, explain_name: Explainer | None = None
+) -> CheckReport:
     """Check a student's `budget_error` case by case; return the CheckReport."""
-    return run_checks("budget_error", _cases(budget_error), **options)
+    return run_checks("budget_error", _cases(budget_error), explain_name=explain_name)

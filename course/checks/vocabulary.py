@@ -2,8 +2,11 @@
 
 import enum
 import json
+from collections.abc import Iterable
+from typing import Any
 
-from course.checks.cases import Case, run_checks, show
+from course.checks.cases import Case, CheckReport, Explainer, StudentFunction, run_checks, show
+from course.contract import falsy_values
 
 ASCII_HINT = "Non-ASCII characters came out as \\u escapes: pass ensure_ascii=False."
 BYTES_HINT = "Return the text (a str); the byte budget of step 4 encodes it."
@@ -20,24 +23,24 @@ class Label(str):
     """A str subclass: it looks like a string, but its type is not exactly str."""
 
 
-def _expected_text(value):
+def _expected_text(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, allow_nan=False)
 
 
-def _nested(depth):
-    value = "bottom"
+def _nested(depth: int) -> Any:
+    value: Any = "bottom"
     for _ in range(depth):
         value = [value]
     return value
 
 
-def _cycle():
-    items = ["loop"]
+def _cycle() -> list[Any]:
+    items: list[Any] = ["loop"]
     items.append(items)
     return items
 
 
-def _text_problem(encode_json, value):
+def _text_problem(encode_json: StudentFunction, value: object) -> str | None:
     """Return None when encode_json(value) is the expected JSON text, else a sentence saying why."""
     expected = _expected_text(value)
     try:
@@ -57,7 +60,7 @@ def _text_problem(encode_json, value):
     return f"encode_json({show(value)}) returned {show(text)}; expected {show(expected)}.{hint}"
 
 
-def _refusal_problem(encode_json, value, why):
+def _refusal_problem(encode_json: StudentFunction, value: object, why: str) -> str | None:
     """Return None when encode_json(value) raises TypeError or ValueError, else a sentence."""
     try:
         text = encode_json(value)
@@ -69,12 +72,12 @@ def _refusal_problem(encode_json, value, why):
     )
 
 
-def _first(problems):
+def _first(problems: Iterable[str | None]) -> str | None:
     return next((problem for problem in problems if problem), None)
 
 
-def _cases(encode_json):
-    def plain_values():
+def _cases(encode_json: StudentFunction) -> list[Case]:
+    def plain_values() -> str | None:
         values = (
             {"name": "José", "age": 41, "admin": True, "score": 9.5, "manager": None},
             ["a", 1, 2.0, False, None, [], {}],
@@ -82,40 +85,40 @@ def _cases(encode_json):
         )
         return _first(_text_problem(encode_json, value) for value in values)
 
-    def falsy_values():
-        return _first(_text_problem(encode_json, v) for v in (None, False, 0, "", [], {}))
+    def falsy_ones() -> str | None:
+        return _first(_text_problem(encode_json, v) for v in falsy_values())
 
-    def non_ascii_as_itself():
+    def non_ascii_as_itself() -> str | None:
         values = ("東京", {"city": "Kraków", "mood": "🚀"}, 'tab\there, quote" there')
         return _first(_text_problem(encode_json, value) for value in values)
 
-    def deep_and_shared():
+    def deep_and_shared() -> str | None:
         shared = [1, 2]
         return _first(
             _text_problem(encode_json, v) for v in (_nested(50), {"a": shared, "b": shared})
         )
 
-    def tuples_sets_bytes():
+    def tuples_sets_bytes() -> str | None:
         why = "json.dumps would quietly turn a tuple into a list; the vocabulary has no tuple."
         values = ((1, 2), {"tags": {"café"}}, b"bytes", [object()])
         return _first(_refusal_problem(encode_json, value, why) for value in values)
 
-    def not_finite():
+    def not_finite() -> str | None:
         why = "NaN and infinities are not JSON numbers; pass allow_nan=False or check first."
         values = (float("nan"), [float("inf")], {"x": float("-inf")})
         return _first(_refusal_problem(encode_json, value, why) for value in values)
 
-    def string_keys_only():
+    def string_keys_only() -> str | None:
         why = "json.dumps would turn this key into a string, so the value would not come back."
         values = ({1: "one"}, {True: "yes"}, {"ok": {None: 0}})
         return _first(_refusal_problem(encode_json, value, why) for value in values)
 
-    def exact_types_and_no_cycles():
+    def exact_types_and_no_cycles() -> str | None:
         why = "Only exact built-in types are in the vocabulary, and a cycle has no JSON form."
         values = (Priority.HIGH, [Label("tag")], _cycle())
         return _first(_refusal_problem(encode_json, value, why) for value in values)
 
-    def far_too_deep():
+    def far_too_deep() -> str | None:
         value = _nested(TOO_DEEP)
         try:
             text = encode_json(value)
@@ -129,7 +132,7 @@ def _cases(encode_json):
 
     return [
         Case("Vocabulary values become the exact JSON text", plain_values),
-        Case("None, False, 0, '', [] and {} are encoded like any value", falsy_values),
+        Case("None, False, 0, '', [] and {} are encoded like any value", falsy_ones),
         Case("Non-ASCII text stays as itself (ensure_ascii=False)", non_ascii_as_itself),
         Case("Deep nesting and a list used twice are fine", deep_and_shared),
         Case("Tuples, sets, bytes and other objects are refused", tuples_sets_bytes),
@@ -140,6 +143,8 @@ def _cases(encode_json):
     ]
 
 
-def check_encode_json(encode_json, **options):
+def check_encode_json(
+    encode_json: StudentFunction, *, explain_name: Explainer | None = None
+) -> CheckReport:
     """Check a student's `encode_json` case by case; return the CheckReport."""
-    return run_checks("encode_json", _cases(encode_json), **options)
+    return run_checks("encode_json", _cases(encode_json), explain_name=explain_name)

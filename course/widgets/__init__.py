@@ -8,25 +8,30 @@ praises code the check rejects.
 """
 
 import html
+from collections.abc import Callable
+from typing import Any
 
 import ipywidgets as widgets
+
+from course.checks.cases import CheckReport, StudentFunction
+from course.run import Namespace
 
 # Descriptions at their natural width, so no label is cut off with an ellipsis.
 LABEL_STYLE = {"description_width": "initial"}
 
 
-def button(description, **options):
+def button(description: str, **options: Any) -> widgets.Button:
     """Return a button as wide as its words (ipywidgets cuts longer words off with "…")."""
     return widgets.Button(description=description, layout=widgets.Layout(width="auto"), **options)
 
 
-def student_function(namespace, name):
+def student_function(namespace: Namespace, name: str) -> StudentFunction | None:
     """Return the student's function `name` from the notebook's namespace, or None."""
     function = namespace.get(name)
     return function if callable(function) else None
 
 
-def not_defined(name):
+def not_defined(name: str) -> str:
     """Say, as HTML, that the student's `name` is not in this kernel, and what to run."""
     return (
         f"Your <code>{name}</code> is not defined in this kernel: run its exercise cell (after a "
@@ -38,10 +43,10 @@ def not_defined(name):
 class CheckVerdicts:
     """The visible check's verdict on each version of a student's function, worked out once."""
 
-    def __init__(self):
-        self.known = {}
+    def __init__(self) -> None:
+        self.known: dict[Callable[..., Any], CheckReport] = {}
 
-    def line(self, name, function):
+    def line(self, name: str, function: StudentFunction | None) -> str:
         """Return one HTML line: the function passes its step's check, or the first miss."""
         from course.checks import CHECKS  # the checks import the widgets' neighbours
 

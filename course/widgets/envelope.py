@@ -7,19 +7,27 @@ request id, so a student sees it carried through, whichever way the call goes.
 
 import html
 import json
+from collections.abc import Callable
+from typing import Any
 
 import ipywidgets as widgets
 
-from course.checks.cases import safe_text, show
+from course.checks.cases import StudentFunction, safe_text, show
 from course.checks.envelope import envelope_mismatch
 from course.checks.expectations import code_for
 from course.contract import TOOL_FAILED
+from course.run import Namespace
 from course.tools import fixture_tools
 from course.widgets import LABEL_STYLE, CheckVerdicts, not_defined, student_function
 
+# A request's outcome: (True, the value returned) or (False, the exception raised).
+Outcome = tuple[bool, Any]
+# What a stage shows, from the request, its outcome and the student's make_envelope.
+StageView = Callable[[dict[str, Any], Outcome, StudentFunction | None], str]
+
 STAGES = ("start", "1", "2", "3")
 # Two requests against the fixture tools: one succeeds, one is refused on purpose.
-REQUESTS = {
+REQUESTS: dict[str, dict[str, Any]] = {
     "success": {"id": "req-42", "tool": "lookup_user", "arguments": {"user_id": "u-001"}},
     "failure": {
         "id": 0,
@@ -29,7 +37,7 @@ REQUESTS = {
 }
 
 
-def run_request(request):
+def run_request(request: dict[str, Any]) -> Outcome:
     """Call the request's fixture tool once; return (True, value) or (False, exception)."""
     handler = fixture_tools()[request["tool"]]
     try:
@@ -38,23 +46,27 @@ def run_request(request):
         return False, exc
 
 
-def _json(value):
+def _json(value: object) -> str:
     return html.escape(json.dumps(value, ensure_ascii=False, indent=1))
 
 
-def _id_badge(request_id, label="id"):
+def _id_badge(request_id: object, label: str = "id") -> str:
     shown = html.escape(show(request_id))
     return f"<span class='stepper-id'><b>{label}:</b> <code>{shown}</code></span>"
 
 
-def _stage_start(request, outcome, make_envelope):
+def _stage_start(
+    request: dict[str, Any], outcome: Outcome, make_envelope: StudentFunction | None
+) -> str:
     return (
         "<b>The request arrives.</b> It names a tool and its arguments, under an id.<br>"
         f"<pre>{_json(request)}</pre>"
     )
 
 
-def _stage_handler(request, outcome, make_envelope):
+def _stage_handler(
+    request: dict[str, Any], outcome: Outcome, make_envelope: StudentFunction | None
+) -> str:
     succeeded, result = outcome
     call = f"<code>{html.escape(request['tool'])}(arguments)</code>"
     if succeeded:
@@ -66,7 +78,9 @@ def _stage_handler(request, outcome, make_envelope):
     )
 
 
-def _stage_classify(request, outcome, make_envelope):
+def _stage_classify(
+    request: dict[str, Any], outcome: Outcome, make_envelope: StudentFunction | None
+) -> str:
     succeeded, result = outcome
     if succeeded:
         return (
@@ -82,7 +96,9 @@ def _stage_classify(request, outcome, make_envelope):
     )
 
 
-def _stage_envelope(request, outcome, make_envelope):
+def _stage_envelope(
+    request: dict[str, Any], outcome: Outcome, make_envelope: StudentFunction | None
+) -> str:
     succeeded, result = outcome
     request_id = request["id"]
     if make_envelope is None:
@@ -111,7 +127,7 @@ def _stage_envelope(request, outcome, make_envelope):
     return heading + _envelope_view(envelope, expected)
 
 
-def _envelope_view(envelope, expected):
+def _envelope_view(envelope: object, expected: dict[str, Any]) -> str:
     """Show the envelope and the check's verdict on it: the one the check expects, or why not."""
     try:
         shown = f"<pre>{_json(envelope)}</pre>"
@@ -130,7 +146,7 @@ def _envelope_view(envelope, expected):
 
 
 # What each stage shows; every view takes (request, outcome, make_envelope).
-STAGE_VIEWS = {
+STAGE_VIEWS: dict[str, StageView] = {
     "start": _stage_start,
     "1": _stage_handler,
     "2": _stage_classify,
@@ -138,7 +154,7 @@ STAGE_VIEWS = {
 }
 
 
-def envelope_explorer(namespace):
+def envelope_explorer(namespace: Namespace) -> widgets.VBox:
     """Return a widget that walks a request to its envelope, stage by stage.
 
     `namespace` is the notebook's `globals()`, where `make_envelope` is looked up at each stage.
@@ -157,7 +173,7 @@ def envelope_explorer(namespace):
     check.add_class("stepper-check")
     verdicts = CheckVerdicts()
 
-    def render(_change=None):
+    def render(_change: object = None) -> None:
         make_envelope = student_function(namespace, "make_envelope")
         request = REQUESTS[outcome_pick.value]
         outcome = run_request(request)

@@ -1,11 +1,13 @@
 """Step 2's explorer: pick an exception, see the student's code for it and whether text leaked."""
 
 import html
+from collections.abc import Callable
 
 import ipywidgets as widgets
 
-from course.checks.cases import safe_text, show
+from course.checks.cases import StudentFunction, safe_text, show
 from course.contract import INVALID_INPUT, NOT_FOUND, PERMISSION_DENIED, TOOL_FAILED
+from course.run import Namespace
 from course.supplied import InvalidInputError, NotFoundError, PermissionDeniedError
 from course.tools import PRIVATE_MARKER, fixture_tools
 from course.widgets import LABEL_STYLE, CheckVerdicts, not_defined, student_function
@@ -22,13 +24,13 @@ class BadDateError(InvalidInputError, ValueError):
 class UnprintableError(InvalidInputError):
     """An input error whose text cannot even be produced: str() and repr() raise."""
 
-    def __str__(self):
+    def __str__(self) -> str:
         raise RuntimeError("this exception cannot describe itself")
 
     __repr__ = __str__
 
 
-def _usage_stats_bug():
+def _usage_stats_bug() -> KeyError:
     """Return the KeyError the usage_stats fixture tool raises: its message holds private text."""
     try:
         fixture_tools()["usage_stats"]({"user_id": "u-001"})
@@ -39,7 +41,7 @@ def _usage_stats_bug():
 
 # Each example: a label for the dropdown, a function building a fresh exception, and the code
 # the course expects. Building on demand keeps one pick from affecting the next.
-EXAMPLES = (
+EXAMPLES: tuple[tuple[str, Callable[[], Exception], str], ...] = (
     (
         "InvalidInputError: bad celsius",
         lambda: InvalidInputError("celsius 'warm'"),
@@ -73,7 +75,7 @@ EXAMPLES = (
 )
 
 
-def private_fragments(exc):
+def private_fragments(exc: BaseException) -> list[str]:
     """Return the pieces of an exception's text that must never reach an envelope."""
     pieces = [type(exc).__name__, PRIVATE_MARKER, safe_text(exc)]
     pieces.extend(safe_text(arg) for arg in exc.args)
@@ -81,13 +83,15 @@ def private_fragments(exc):
     return [piece for piece in dict.fromkeys(pieces) if len(piece) >= 4]
 
 
-def leaked_fragments(code, exc):
+def leaked_fragments(code: object, exc: BaseException) -> list[str]:
     """Return the private pieces of `exc` that show up in the text of `code`."""
     text = safe_text(code)
     return [piece for piece in private_fragments(exc) if piece in text]
 
 
-def _code_line(failure_code, exc, expected):
+def _code_line(
+    failure_code: StudentFunction | None, exc: Exception, expected: str
+) -> tuple[object, str]:
     if failure_code is None:
         return None, not_defined("failure_code")
     try:
@@ -108,7 +112,7 @@ def _code_line(failure_code, exc, expected):
     return code, f"Your <code>failure_code</code> returns <code>{shown}</code> ({verdict})."
 
 
-def _leak_line(code, exc):
+def _leak_line(code: object, exc: BaseException) -> str:
     leaks = leaked_fragments(code, exc)
     if not leaks:
         return "<span style='color:#1b5e20'>No text of the exception reached the code.</span>"
@@ -119,14 +123,14 @@ def _leak_line(code, exc):
     )
 
 
-def _private_line(exc):
+def _private_line(exc: BaseException) -> str:
     return (
         f"Stays private: type <code>{type(exc).__name__}</code>, message "
         f"<i>{html.escape(safe_text(exc))}</i>"
     )
 
 
-def error_codes_explorer(namespace):
+def error_codes_explorer(namespace: Namespace) -> widgets.VBox:
     """Return a widget: choose an exception and see the student's code for it and any leak.
 
     `namespace` is the notebook's `globals()`, where `failure_code` is looked up at each pick.
@@ -149,7 +153,7 @@ def error_codes_explorer(namespace):
         view.add_class(name)
     verdicts = CheckVerdicts()
 
-    def render(_change=None):
+    def render(_change: object = None) -> None:
         failure_code = student_function(namespace, "failure_code")
         _, build, expected = EXAMPLES[pick.value]
         exc = build()

@@ -10,12 +10,14 @@ the JSON to an unfinished `invoke_tool`, is told in a plain sentence, never as a
 import html
 import json
 from types import MappingProxyType
+from typing import Any
 
 import ipywidgets as widgets
 
-from course.checks.cases import safe_text, show
+from course.checks.cases import StudentFunction, safe_text, show
 from course.checks.expectations import envelope_problem, fixture_outcome, private_texts, raised_by
 from course.contract import DEFAULT_MAX_RESULT_BYTES, UNKNOWN_TOOL
+from course.run import Namespace
 from course.tools import CallCounter, fixture_tools
 from course.widgets import LABEL_STYLE, CheckVerdicts, button, not_defined, student_function
 
@@ -35,12 +37,12 @@ EXAMPLE_ARGUMENTS = MappingProxyType(
 )
 
 
-def tool_options():
+def tool_options() -> list[str]:
     """The tool names to pick from: the fixture tools, then one that is not registered."""
     return [*fixture_tools(), UNREGISTERED_TOOL]
 
 
-def parse_request_id(text):
+def parse_request_id(text: str) -> int | str:
     """Digits become an int id; text in double quotes becomes that string; anything else stays."""
     text = text.strip()
     if text.isascii() and text.isdigit():
@@ -50,7 +52,7 @@ def parse_request_id(text):
     return text
 
 
-def parse_arguments(text):
+def parse_arguments(text: str) -> tuple[dict[str, Any] | None, str | None]:
     """Return (arguments, None), or (None, a sentence saying what is wrong with the JSON)."""
     try:
         arguments = json.loads(text)
@@ -67,14 +69,14 @@ def parse_arguments(text):
     return arguments, None
 
 
-def _pretty(value):
+def _pretty(value: object) -> str:
     try:
         return json.dumps(value, ensure_ascii=False, indent=2)
     except (TypeError, ValueError):
         return show(value)
 
 
-def envelope_size_line(envelope, budget):
+def envelope_size_line(envelope: object, budget: int) -> str:
     """Say how many UTF-8 bytes the envelope and its value take, next to the budget."""
     if not isinstance(envelope, dict):
         return "⚠ An envelope is a dict with the keys id, ok, value and error."
@@ -89,7 +91,9 @@ def envelope_size_line(envelope, budget):
     )
 
 
-def run_request(invoke_tool, request, budget):
+def run_request(
+    invoke_tool: StudentFunction | None, request: dict[str, Any], budget: int
+) -> tuple[Any, int, str | None]:
     """Run one request on fresh fixture tools; return (envelope, handler runs, problem)."""
     if invoke_tool is None:
         return None, 0, not_defined("invoke_tool")
@@ -112,7 +116,7 @@ def run_request(invoke_tool, request, budget):
     return envelope, sum(counter.calls for counter in tools.values()), None
 
 
-def envelope_verdict(request, envelope, runs, budget):
+def envelope_verdict(request: dict[str, Any], envelope: object, runs: int, budget: int) -> str:
     """Judge one envelope as the check would: a leak first, then its fields, then the runs."""
     tool, arguments = request["tool"], request["arguments"]
     text = safe_text(envelope)
@@ -136,7 +140,7 @@ def envelope_verdict(request, envelope, runs, budget):
     return "✓ This is the envelope the contract asks for."
 
 
-def _controls():
+def _controls() -> tuple[Any, ...]:
     options = tool_options()
     tool_pick = widgets.Dropdown(
         options=options, value=options[0], description="Tool:", style=LABEL_STYLE
@@ -166,7 +170,7 @@ def _controls():
     return parts
 
 
-def invoke_tool_explorer(namespace):
+def invoke_tool_explorer(namespace: Namespace) -> widgets.VBox:
     """Return the playground widget on the student's `invoke_tool`.
 
     `namespace` is the notebook's `globals()`, where `invoke_tool` is looked up at each run.
@@ -178,10 +182,10 @@ def invoke_tool_explorer(namespace):
         view.add_class(f"playground-{name}")
     verdicts = CheckVerdicts()
 
-    def pick_tool(change):
+    def pick_tool(change: dict[str, Any]) -> None:
         arguments_box.value = EXAMPLE_ARGUMENTS.get(change["new"], "{}")
 
-    def run(_button=None):
+    def run(_button: object = None) -> None:
         for view in views.values():
             view.value = ""
         invoke_tool = student_function(namespace, "invoke_tool")

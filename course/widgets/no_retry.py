@@ -6,35 +6,40 @@ flaky handler, which fails the first time only, is the one a retry would hide.
 """
 
 import html
+from collections.abc import Callable
+from typing import Any
 
 import ipywidgets as widgets
 
-from course.checks.cases import safe_text, show
+from course.checks.cases import StudentFunction, safe_text, show
+from course.run import Namespace
 from course.supplied import NotFoundError
-from course.tools import CallCounter
+from course.tools import Arguments, CallCounter
 from course.widgets import LABEL_STYLE, CheckVerdicts, button, not_defined, student_function
 
 
-def _succeeds(attempt):
+def _succeeds(attempt: int) -> dict[str, Any]:
     return {"sent": True, "to": "ana@example.com"}
 
 
-def _not_found(attempt):
+def _not_found(attempt: int) -> dict[str, Any]:
     raise NotFoundError("no mailbox for ana@example.com")
 
 
-def _bug(attempt):
+def _bug(attempt: int) -> dict[str, Any]:
     raise KeyError("smtp-relay-7")
 
 
-def _flaky(attempt):
+def _flaky(attempt: int) -> dict[str, Any]:
     if attempt == 1:
         raise TimeoutError("the mail server did not answer in time")
     return {"sent": True, "to": "ana@example.com"}
 
 
 # Label → behaviour; each behaviour gets the attempt number (1 for the handler's first run).
-BEHAVIOURS = (
+# How a handler acts on its run number `attempt` (1 for its first run).
+Behaviour = Callable[[int], dict[str, Any]]
+BEHAVIOURS: tuple[tuple[str, Behaviour], ...] = (
     ("succeeds", _succeeds),
     ("raises NotFoundError (an expected failure)", _not_found),
     ("raises KeyError (a bug)", _bug),
@@ -45,21 +50,21 @@ BEHAVIOURS = (
 class ActingHandler:
     """A handler that acts out a behaviour, telling it which run this is (1 for the first)."""
 
-    def __init__(self, behaviour):
+    def __init__(self, behaviour: Behaviour) -> None:
         self.behaviour = behaviour
         self.runs = 0
 
-    def __call__(self, arguments):
+    def __call__(self, arguments: Arguments) -> dict[str, Any]:
         self.runs += 1
         return self.behaviour(self.runs)
 
 
-def counted_handler(behaviour):
+def counted_handler(behaviour: Behaviour) -> CallCounter:
     """Return a CallCounter around a handler that acts out `behaviour`."""
     return CallCounter(ActingHandler(behaviour))
 
 
-def describe_outcome(outcome):
+def describe_outcome(outcome: object) -> str:
     """Say in words what `call_once` returned."""
     if not isinstance(outcome, tuple | list) or len(outcome) != 2:
         return f"⚠ <code>call_once</code> returned {html.escape(show(outcome))}, not a pair."
@@ -74,7 +79,7 @@ def describe_outcome(outcome):
     return f"⚠ <code>call_once</code> returned {html.escape(show(outcome))}."
 
 
-def run_call_once(call_once, counter):
+def run_call_once(call_once: StudentFunction | None, counter: CallCounter) -> str:
     """Call the student's `call_once` once; return a sentence about its outcome."""
     if call_once is None:
         return not_defined("call_once")
@@ -93,7 +98,7 @@ def run_call_once(call_once, counter):
     return describe_outcome(outcome)
 
 
-def count_line(total, this_press):
+def count_line(total: int, this_press: int) -> str:
     """Say how many times the handler ran, in all and for the last press."""
     if this_press == 1:
         verdict = "This press ran it ✓ exactly once."
@@ -104,7 +109,7 @@ def count_line(total, this_press):
     return f"Handler runs so far: <b>{total}</b>. {verdict}"
 
 
-def no_retry_explorer(namespace):
+def no_retry_explorer(namespace: Namespace) -> widgets.VBox:
     """Return a widget that calls the student's `call_once` on a handler of a chosen behaviour.
 
     `namespace` is the notebook's `globals()`, where `call_once` is looked up at each press.
@@ -127,13 +132,13 @@ def no_retry_explorer(namespace):
     verdicts = CheckVerdicts()
     state = {}
 
-    def start_over(_change=None):
+    def start_over(_change: object = None) -> None:
         state["counter"] = counted_handler(dict(BEHAVIOURS)[behaviour_pick.value])
         counter_line.value = "Handler runs so far: <b>0</b>. Press call."
         result_line.value = ""
         check.value = verdicts.line("call_once", student_function(namespace, "call_once"))
 
-    def press(_button=None):
+    def press(_button: object = None) -> None:
         call_once = student_function(namespace, "call_once")
         counter = state["counter"]
         before = counter.calls

@@ -9,27 +9,30 @@ edits the fixture with it. Editing a fresh value (the JSON text decoded by the s
 import copy
 import html
 import json
+from collections.abc import Callable
+from typing import Any
 
 import ipywidgets as widgets
 
-from course.checks.cases import safe_text, show
+from course.checks.cases import StudentFunction, safe_text, show
+from course.run import Namespace
 from course.tools import FixtureTools
 from course.widgets import LABEL_STYLE, CheckVerdicts, button, not_defined, student_function
 
 TEAM_IDS = ("t-100", "t-200")
 
 
-def add_member(value):
+def add_member(value: dict[str, Any]) -> None:
     """The "add a member" edit: append a new pair to the returned members list."""
     value["members"].append(["u-004", "guest"])
 
 
-def rename_first_member(value):
+def rename_first_member(value: dict[str, Any]) -> None:
     """The "edit a member" edit: change the role inside the first member's nested list."""
     value["members"][0][1] = "on leave"
 
 
-def _json(value):
+def _json(value: object) -> str:
     """One line per top-level key, so a roster's nested lists stay readable."""
     if not isinstance(value, dict):
         return html.escape(json.dumps(value, ensure_ascii=False))
@@ -40,7 +43,9 @@ def _json(value):
     return html.escape("{\n" + ",\n".join(lines) + "\n}")
 
 
-def returned_value(service, team_id, fresh_on, fresh_value):
+def returned_value(
+    service: FixtureTools, team_id: str, fresh_on: bool, fresh_value: StudentFunction | None
+) -> tuple[Any, str | None]:
     """Call team_roster once; return (value to edit, None) or (None, a sentence why not)."""
     returned = service.team_roster({"team_id": team_id})
     if not fresh_on:
@@ -74,7 +79,7 @@ def returned_value(service, team_id, fresh_on, fresh_value):
     return value, None
 
 
-def shares_objects(first, second):
+def shares_objects(first: object, second: object) -> bool:
     """Return True when two decoded values share a list or dict, at any depth."""
     if isinstance(first, list | dict) and first is second:
         return True
@@ -87,7 +92,7 @@ def shares_objects(first, second):
     return any(shares_objects(a, b) for a, b in pairs)
 
 
-def verdict(changed, fresh_on):
+def verdict(changed: bool, fresh_on: bool) -> str:
     """One sentence on whether the last edit changed the fixture, and why."""
     if changed and fresh_on:
         return (
@@ -107,14 +112,14 @@ def verdict(changed, fresh_on):
     return "The fixture is unchanged."
 
 
-def idle_note(differs_from_start):
+def idle_note(differs_from_start: bool) -> str:
     """What the status says between edits."""
     if differs_from_start:
         return "The fixture still holds an earlier edit. Press reset the fixture to start over."
     return "The fixture is as it started. Edit the returned value to see what happens."
 
 
-def ownership_explorer(namespace):
+def ownership_explorer(namespace: Namespace) -> widgets.VBox:
     """Return a widget that edits team_roster's returned value, with or without a fresh decode.
 
     `namespace` is the notebook's `globals()`, where `fresh_value` is looked up at each edit.
@@ -149,10 +154,10 @@ def ownership_explorer(namespace):
     verdicts = CheckVerdicts()
     originals = {team: copy.deepcopy(state["service"].teams[team]) for team in TEAM_IDS}
 
-    def record():
+    def record() -> dict[str, Any]:
         return state["service"].teams[team_pick.value]
 
-    def show_fixture(note=None):
+    def show_fixture(note: str | None = None) -> None:
         fixture.value = (
             f"<b>The fixture's record for {team_pick.value} now holds:</b>"
             f"<pre>{_json(record())}</pre>"
@@ -160,7 +165,7 @@ def ownership_explorer(namespace):
         status.value = note or idle_note(record() != originals[team_pick.value])
         check.value = verdicts.line("fresh_value", student_function(namespace, "fresh_value"))
 
-    def apply(edit):
+    def apply(edit: Callable[[dict[str, Any]], None]) -> None:
         fresh_value = student_function(namespace, "fresh_value")
         value, problem = returned_value(
             state["service"], team_pick.value, fresh_toggle.value, fresh_value
@@ -174,7 +179,7 @@ def ownership_explorer(namespace):
         edited.value = f"<b>The value you edited:</b><pre>{_json(value)}</pre>"
         show_fixture(verdict(record() != before, fresh_toggle.value))
 
-    def reset(_button=None):
+    def reset(_button: object = None) -> None:
         state["service"] = FixtureTools()
         edited.value = ""
         show_fixture()

@@ -10,20 +10,21 @@ import json
 
 import ipywidgets as widgets
 
-from course.checks.cases import safe_text, show
+from course.checks.cases import StudentFunction, safe_text, show
 from course.contract import INVALID_RESULT, RESULT_TOO_LARGE
+from course.run import Namespace
 from course.widgets import LABEL_STYLE, CheckVerdicts, student_function
 
 MAX_ROWS = 80  # the character table stops here, so a long paste stays readable
 SLIDER_MAX = 64  # the slider's first reach; it grows to twice the size of the text typed
 
 
-def reference_json(text):
+def reference_json(text: str) -> str:
     """Return the JSON text the contract measures for the string `text`."""
     return json.dumps(text, ensure_ascii=False, allow_nan=False)
 
 
-def json_text_for(encode_json, text):
+def json_text_for(encode_json: StudentFunction | None, text: str) -> tuple[str, str]:
     """Return (JSON text, note): the student's encode_json output, or json.dumps with a note."""
     expected = reference_json(text)
     fallback = "so this uses json.dumps(text, ensure_ascii=False, allow_nan=False)."
@@ -42,7 +43,7 @@ def json_text_for(encode_json, text):
     return encoded, ""
 
 
-def utf8_size(json_text):
+def utf8_size(json_text: str) -> int | None:
     """Return the UTF-8 size of `json_text`, or None when it cannot be encoded."""
     try:
         return len(json_text.encode("utf-8"))
@@ -50,7 +51,7 @@ def utf8_size(json_text):
         return None
 
 
-def printable(text):
+def printable(text: str) -> str:
     """Return `text` with lone surrogates written as \\uXXXX, so the page can carry it.
 
     A widget's value travels to the browser as UTF-8 JSON, which a lone surrogate would break.
@@ -58,7 +59,7 @@ def printable(text):
     return "".join(f"\\u{ord(c):04x}" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text)
 
 
-def _visible(char):
+def _visible(char: str) -> str:
     if char == " ":
         return "␠"
     if ord(char) < 32 or 0xD800 <= ord(char) <= 0xDFFF:
@@ -66,7 +67,7 @@ def _visible(char):
     return char
 
 
-def character_table(json_text):
+def character_table(json_text: str) -> str:
     """Return an HTML table of each character of `json_text` and its UTF-8 byte cost."""
     rows = []
     for char in json_text[:MAX_ROWS]:
@@ -86,14 +87,16 @@ def character_table(json_text):
     return f"<table>{head}{''.join(rows)}</table>"
 
 
-def size_line(size, budget):
+def size_line(size: int | None, budget: int) -> str:
     """Return e.g. "8 bytes (budget 8)"; the size always comes first."""
     if size is None:
         return f"no size: this text cannot be encoded as UTF-8 (budget {budget})"
     return f"{size} bytes (budget {budget})"
 
 
-def verdict_line(budget_error, json_text, budget, size):
+def verdict_line(
+    budget_error: StudentFunction | None, json_text: str, budget: int, size: int | None
+) -> str:
     """Return the student's verdict in words; never raise."""
     if budget_error is None:
         return "Your budget_error is not defined in this kernel: run its exercise cell."
@@ -117,14 +120,14 @@ def verdict_line(budget_error, json_text, budget, size):
     return "✗ invalid_result: a lone surrogate cannot be encoded as UTF-8"
 
 
-def contract_verdict(size, budget):
+def contract_verdict(size: int | None, budget: int) -> str | None:
     """Return what budget_error must answer for a text of `size` UTF-8 bytes (None: unencodable)."""
     if size is None:
         return INVALID_RESULT
     return RESULT_TOO_LARGE if size > budget else None
 
 
-def mismatch_line(verdict, expected, measured, budget):
+def mismatch_line(verdict: str | None, expected: str | None, measured: str, budget: int) -> str:
     """Say, without praise, that the student's verdict is not the contract's."""
     said = "it fits" if verdict is None else verdict
     right = {
@@ -138,13 +141,13 @@ def mismatch_line(verdict, expected, measured, budget):
     )
 
 
-def _html(css_class):
+def _html(css_class: str) -> widgets.HTML:
     view = widgets.HTML()
     view.add_class(css_class)
     return view
 
 
-def unicode_boundary_explorer(namespace):
+def unicode_boundary_explorer(namespace: Namespace) -> widgets.VBox:
     """Return the byte-budget explorer on the student's encode_json and budget_error.
 
     `namespace` is the notebook's `globals()`: both functions are looked up at every change.
@@ -176,7 +179,7 @@ def unicode_boundary_explorer(namespace):
     )
     verdicts = CheckVerdicts()
 
-    def render(_change=None):
+    def render(_change: object = None) -> None:
         encode_json = student_function(namespace, "encode_json")
         budget_error = student_function(namespace, "budget_error")
         json_text, note_text = json_text_for(encode_json, text.value)

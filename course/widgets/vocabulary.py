@@ -10,10 +10,13 @@ import ast
 import enum
 import html
 import json
+from collections.abc import Callable
+from typing import Any
 
 import ipywidgets as widgets
 
-from course.checks.cases import safe_text, show
+from course.checks.cases import StudentFunction, safe_text, show
+from course.run import Namespace
 from course.supplied import check_json_value
 from course.widgets import LABEL_STYLE, CheckVerdicts, not_defined, student_function
 
@@ -26,20 +29,20 @@ class Priority(enum.IntEnum):
     HIGH = 1
 
 
-def _cycle():
-    items = ["again"]
+def _cycle() -> list[Any]:
+    items: list[Any] = ["again"]
     items.append(items)
     return items
 
 
-def _shared():
+def _shared() -> dict[str, list[str]]:
     tags = ["mentor", "早起き"]
     return {"tags": tags, "same_tags": tags}
 
 
 # Each example: a dropdown label and a function that builds a fresh value on demand, so a pick
 # never sees a value an earlier pick (or the student's code) changed.
-EXAMPLES = (
+EXAMPLES: tuple[tuple[str, Callable[[], object]], ...] = (
     (
         "nested record (ok)",
         lambda: {
@@ -64,7 +67,7 @@ EXAMPLES = (
 )
 
 
-def dumps_default(value):
+def dumps_default(value: object) -> str:
     """Return what json.dumps makes of `value` with default options, or the error it raises."""
     try:
         return f"<code>{html.escape(json.dumps(value))}</code>"
@@ -72,7 +75,7 @@ def dumps_default(value):
         return f"raises <code>{type(error).__name__}</code>: {html.escape(safe_text(error))}"
 
 
-def vocabulary_verdict(value):
+def vocabulary_verdict(value: object) -> str:
     """Return the supplied checker's verdict on `value`, as one sentence."""
     try:
         check_json_value(value)
@@ -81,7 +84,7 @@ def vocabulary_verdict(value):
     return "✓ in the vocabulary"
 
 
-def student_encoding(encode_json, value):
+def student_encoding(encode_json: StudentFunction | None, value: object) -> str:
     """Return what the student's encode_json makes of `value`, as one sentence; never raise."""
     if encode_json is None:
         return not_defined("encode_json")
@@ -102,7 +105,7 @@ def student_encoding(encode_json, value):
     return f"returns <code>{html.escape(show(text))}</code>"
 
 
-def encoding_verdict(encode_json, value):
+def encoding_verdict(encode_json: StudentFunction | None, value: object) -> str:
     """Say whether the student's encode_json did what the vocabulary asks for `value`."""
     if encode_json is None:
         return ""
@@ -129,7 +132,7 @@ def encoding_verdict(encode_json, value):
     return "✓ Right: the exact JSON text, with the characters as themselves."
 
 
-def parse_own_value(text):
+def parse_own_value(text: str) -> tuple[Any, str | None]:
     """Return (value, None) for a Python literal, or (None, a sentence saying what is wrong)."""
     try:
         return ast.literal_eval(text), None
@@ -140,7 +143,7 @@ def parse_own_value(text):
         )
 
 
-def vocabulary_explorer(namespace):
+def vocabulary_explorer(namespace: Namespace) -> widgets.VBox:
     """Return a widget: pick or type a value; compare json.dumps, the vocabulary and encode_json.
 
     `namespace` is the notebook's `globals()`, where `encode_json` is looked up at each pick.
@@ -167,10 +170,10 @@ def vocabulary_explorer(namespace):
         view.add_class(f"vocabulary-{name}")
     verdicts = CheckVerdicts()
 
-    def typed_value():
+    def typed_value() -> Any:
         return parse_own_value(own.value)[0]  # a fresh value at each call
 
-    def render(_change=None):
+    def render(_change: object = None) -> None:
         encode_json = student_function(namespace, "encode_json")
         views["step-check"].value = verdicts.line("encode_json", encode_json)
         build = EXAMPLES[pick.value][1] if pick.value != OWN_VALUE else typed_value

@@ -22,7 +22,8 @@ import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
-from tooling.paths import SOLUTIONS_DIR, assignment_name
+from grader.paths import SOLUTIONS
+from tooling.paths import assignment_name
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -110,7 +111,7 @@ def lab_server(tmp_path_factory):
     """Start JupyterLab on a temporary copy of the solution notebooks; stop it afterwards."""
     work = tmp_path_factory.mktemp("lab")
     root = work / assignment_name()
-    shutil.copytree(SOLUTIONS_DIR / assignment_name(), root)
+    shutil.copytree(SOLUTIONS / assignment_name(), root)
     write_lab_settings(work / "settings")
     server = LabServer(f"http://127.0.0.1:{free_port()}", secrets.token_hex(16), root)
     env = {

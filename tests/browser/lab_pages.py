@@ -10,9 +10,9 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as visible
 from selenium.webdriver.support.ui import WebDriverWait
 
-from tooling.paths import REPO_ROOT
+from grader.paths import PROJECT_ROOT
 
-SCREENSHOTS = REPO_ROOT / "test-artifacts" / "screenshots"
+SCREENSHOTS = PROJECT_ROOT / "test-artifacts" / "screenshots"
 PAGE_SECONDS = 90
 UPDATE_SECONDS = 20
 

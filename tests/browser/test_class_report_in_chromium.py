@@ -11,17 +11,16 @@ import csv
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from lab_pages import SCREENSHOTS
 from selenium.webdriver.common.by import By
 
 from grader.model import CATEGORIES
+from grader.paths import PROJECT_ROOT, SAMPLE_CLASS, SUBMISSIONS
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = REPO_ROOT / "fixtures" / "sample-class" / "submitted"
-ENDLESS = REPO_ROOT / "fixtures" / "submissions" / "adversarial" / "infinite-loop-at-import.py"
-SCREENSHOTS = REPO_ROOT / "test-artifacts" / "screenshots"
+SAMPLE = SAMPLE_CLASS / "submitted"
+ENDLESS = SUBMISSIONS / "adversarial" / "infinite-loop-at-import.py"
 GRADED = ("ada", "alan", "grace", "linus", "endless")
 ABSENT = "bob"
 
@@ -39,7 +38,7 @@ def graded_class(tmp_path_factory):
     command = [sys.executable, "-m", "grader", "grade", str(folder), "--out", str(out)]
     completed = subprocess.run(
         [*command, "--jobs", "2", "--timeout", "8", "--roster", str(roster)],
-        cwd=REPO_ROOT,
+        cwd=PROJECT_ROOT,
         capture_output=True,
         text=True,
         timeout=600,

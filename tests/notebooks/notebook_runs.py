@@ -9,13 +9,13 @@ import shutil
 import nbformat
 from nbclient import NotebookClient
 
-from course.assemble import load_course
-from tooling.paths import LESSONS_DIR, SOLUTIONS_DIR
+from course.manifest import load_course
+from grader import paths
 
 COURSE = load_course()
 NOTEBOOKS = [step.notebook for step in COURSE.all_steps]
-SOLUTIONS = SOLUTIONS_DIR / COURSE.assignment
-LESSONS = LESSONS_DIR / COURSE.assignment
+SOLUTIONS = paths.SOLUTIONS / COURSE.assignment
+LESSONS = paths.LESSONS / COURSE.assignment
 CELL_TIMEOUT_SECONDS = 60
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 

@@ -6,7 +6,7 @@ import zipfile
 import pytest
 
 from course.manifest import load_course
-from tooling.paths import LESSONS_DIR, SOLUTIONS_DIR
+from grader.paths import LESSONS, SOLUTIONS
 from tooling.student.hand_in import main, package
 
 COURSE = load_course()
@@ -17,7 +17,7 @@ ZIP_NAME = f"{COURSE.assignment}-submission.zip"
 def unzipped(tmp_path):
     """A course as a student unzipped it and finished it: the solutions in the lesson folder."""
     folder = tmp_path / "lessons" / COURSE.assignment
-    shutil.copytree(SOLUTIONS_DIR / COURSE.assignment, folder)
+    shutil.copytree(SOLUTIONS / COURSE.assignment, folder)
     (folder / ".check-history.json").write_text("{}", encoding="utf-8")
     (folder / ".ipynb_checkpoints").mkdir()
     (folder / "notes.txt").write_text("mine", encoding="utf-8")
@@ -37,7 +37,7 @@ def test_the_zip_holds_the_saved_notebooks_and_nothing_else(unzipped):
 def test_it_works_from_the_lesson_folder_itself_and_names_unfinished_steps(unzipped, tmp_path):
     folder = unzipped / "lessons" / COURSE.assignment
     step_2 = COURSE.steps[1]
-    shutil.copy2(LESSONS_DIR / COURSE.assignment / step_2.notebook, folder / step_2.notebook)
+    shutil.copy2(LESSONS / COURSE.assignment / step_2.notebook, folder / step_2.notebook)
     _, lines = package(folder, tmp_path / "out.zip")
     assert lines[1].startswith("✗ Step 2 (02-failure-codes.ipynb): `failure_code` is not finished")
     assert [line[0] for line in lines].count("✗") == 1

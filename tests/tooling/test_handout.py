@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from grader.paths import PROJECT_ROOT, SOLUTIONS
 from tooling.handout import build_handout
-from tooling.paths import REPO_ROOT, SOLUTIONS_DIR, assignment_name
+from tooling.paths import assignment_name
 
 # Bodies of the reference solution that must never reach a student.
 REFERENCE_SNIPPETS = ("copy.deepcopy(arguments)", "isinstance(exc, InvalidInputError)")
@@ -42,7 +43,7 @@ def solution_bodies():
     """Return the code between the solution markers of every solution notebook, normalized."""
     pattern = re.compile(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", re.S)
     bodies = []
-    for path in sorted((SOLUTIONS_DIR / assignment_name()).glob("*.ipynb")):
+    for path in sorted((SOLUTIONS / assignment_name()).glob("*.ipynb")):
         for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
             source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
             bodies += [normalized_lines(body) for body in pattern.findall(source)]
@@ -52,16 +53,16 @@ def solution_bodies():
 def test_handout_holds_every_lesson_the_supplied_code_and_the_records(handout):
     folder, _ = handout
     files = handout_files(folder)
-    lessons = sorted((REPO_ROOT / "lessons" / assignment_name()).glob("*.ipynb"))
+    lessons = sorted((PROJECT_ROOT / "lessons" / assignment_name()).glob("*.ipynb"))
     assert lessons, "there are no generated lessons to hand out"
     for lesson in lessons:
         assert (folder / "lessons" / assignment_name() / lesson.name).read_bytes() == (
             lesson.read_bytes()
         )
-    for source in (REPO_ROOT / "course").rglob("*"):
+    for source in (PROJECT_ROOT / "course").rglob("*"):
         if source.is_file() and "__pycache__" not in source.parts:
-            assert source.relative_to(REPO_ROOT).as_posix() in files
-    records = sorted((REPO_ROOT / "course" / "records").glob("*.json"))
+            assert source.relative_to(PROJECT_ROOT).as_posix() in files
+    records = sorted((PROJECT_ROOT / "course" / "records").glob("*.json"))
     assert records, "the example records are missing"
     for record in records:
         assert f"course/records/{record.name}" in files
@@ -71,7 +72,7 @@ def test_handout_holds_every_lesson_the_supplied_code_and_the_records(handout):
 def test_student_requirements_pin_the_course_versions_and_install_the_course(handout):
     folder, _ = handout
     lines = (folder / "requirements.txt").read_text(encoding="utf-8").splitlines()
-    course_pins = (REPO_ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    course_pins = (PROJECT_ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines()
     for name in ("jupyterlab", "notebook", "ipywidgets", "ipykernel"):
         pinned = [line for line in lines if line.startswith(f"{name}==")]
         assert len(pinned) == 1 and pinned[0] in course_pins, lines
@@ -118,7 +119,7 @@ def test_handout_holds_no_grader_test_or_submission_file(handout):
     hidden = {
         p.read_bytes()
         for top in ("grader", "tests")
-        for p in (REPO_ROOT / top).rglob("*.py")
+        for p in (PROJECT_ROOT / top).rglob("*.py")
         if p.stat().st_size > 0
     }
     for name in files:

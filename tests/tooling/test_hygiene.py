@@ -4,8 +4,9 @@ import json
 
 import pytest
 
+from grader.paths import LESSONS, SOLUTIONS
 from tooling import hygiene
-from tooling.paths import LESSONS_DIR, SOLUTIONS_DIR, assignment_name
+from tooling.paths import assignment_name
 
 KERNEL = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
 LOCKED = {"nbgrader": {"grade": False, "grade_id": "setup", "locked": True, "solution": False}}
@@ -40,8 +41,8 @@ def problems_of(tmp_path, notebook):
 
 def test_every_committed_notebook_is_clean():
     assignment = assignment_name()
-    found = list((SOLUTIONS_DIR / assignment).glob("*.ipynb"))
-    found += list((LESSONS_DIR / assignment).glob("*.ipynb"))
+    found = list((SOLUTIONS / assignment).glob("*.ipynb"))
+    found += list((LESSONS / assignment).glob("*.ipynb"))
     assert len(found) >= 2, "no committed notebooks were found to check"
     assert hygiene.all_problems() == []
 

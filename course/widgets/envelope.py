@@ -8,6 +8,7 @@ request id, so a student sees it carried through, whichever way the call goes.
 import html
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import ipywidgets as widgets
@@ -22,8 +23,16 @@ from course.widgets import LABEL_STYLE, CheckVerdicts, not_defined, student_func
 
 # A request's outcome: (True, the value returned) or (False, the exception raised).
 Outcome = tuple[bool, Any]
-# What a stage shows, from the request, its outcome and the student's make_envelope.
-StageView = Callable[[dict[str, Any], Outcome, StudentFunction | None], str]
+
+
+@dataclass(frozen=True)
+class Walk:
+    """One request on its way to an envelope, and the student's make_envelope (None if absent)."""
+
+    request: dict[str, Any]
+    outcome: Outcome
+    make_envelope: StudentFunction | None
+
 
 STAGES = ("start", "1", "2", "3")
 # Two requests against the fixture tools: one succeeds, one is refused on purpose.
@@ -55,20 +64,16 @@ def _id_badge(request_id: object, label: str = "id") -> str:
     return f"<span class='stepper-id'><b>{label}:</b> <code>{shown}</code></span>"
 
 
-def _stage_start(
-    request: dict[str, Any], outcome: Outcome, make_envelope: StudentFunction | None
-) -> str:
+def _stage_start(walk: Walk) -> str:
     return (
         "<b>The request arrives.</b> It names a tool and its arguments, under an id.<br>"
-        f"<pre>{_json(request)}</pre>"
+        f"<pre>{_json(walk.request)}</pre>"
     )
 
 
-def _stage_handler(
-    request: dict[str, Any], outcome: Outcome, make_envelope: StudentFunction | None
-) -> str:
-    succeeded, result = outcome
-    call = f"<code>{html.escape(request['tool'])}(arguments)</code>"
+def _stage_handler(walk: Walk) -> str:
+    succeeded, result = walk.outcome
+    call = f"<code>{html.escape(walk.request['tool'])}(arguments)</code>"
     if succeeded:
         return f"<b>The handler runs.</b> {call} returns:<pre>{_json(result)}</pre>"
     return (
@@ -78,10 +83,8 @@ def _stage_handler(
     )
 
 
-def _stage_classify(
-    request: dict[str, Any], outcome: Outcome, make_envelope: StudentFunction | None
-) -> str:
-    succeeded, result = outcome
+def _stage_classify(walk: Walk) -> str:
+    succeeded, result = walk.outcome
     if succeeded:
         return (
             "<b>The outcome is classified.</b> The handler returned, so this is a success: "
@@ -96,11 +99,9 @@ def _stage_classify(
     )
 
 
-def _stage_envelope(
-    request: dict[str, Any], outcome: Outcome, make_envelope: StudentFunction | None
-) -> str:
-    succeeded, result = outcome
-    request_id = request["id"]
+def _stage_envelope(walk: Walk) -> str:
+    succeeded, result = walk.outcome
+    request_id, make_envelope = walk.request["id"], walk.make_envelope
     if make_envelope is None:
         return f"<b>The envelope.</b> {not_defined('make_envelope')}"
     try:
@@ -145,8 +146,8 @@ def _envelope_view(envelope: object, expected: dict[str, Any]) -> str:
     )
 
 
-# What each stage shows; every view takes (request, outcome, make_envelope).
-STAGE_VIEWS: dict[str, StageView] = {
+# What each stage shows of a walk.
+STAGE_VIEWS: dict[str, Callable[[Walk], str]] = {
     "start": _stage_start,
     "1": _stage_handler,
     "2": _stage_classify,
@@ -179,7 +180,7 @@ def envelope_explorer(namespace: Namespace) -> widgets.VBox:
         outcome = run_request(request)
         label = f"{outcome_pick.value}, stage {stage_pick.value}: request id"
         id_line.value = _id_badge(request["id"], label=label)
-        view.value = STAGE_VIEWS[stage_pick.value](request, outcome, make_envelope)
+        view.value = STAGE_VIEWS[stage_pick.value](Walk(request, outcome, make_envelope))
         check.value = verdicts.line("make_envelope", make_envelope)
 
     outcome_pick.observe(render, names="value")

@@ -1,20 +1,8 @@
 """Step 2's explorer shows the student's code for each exception and warns about leaked text."""
 
-from builders import parts
+from builders import parts, reference
 
-from course.supplied import InvalidInputError, NotFoundError, PermissionDeniedError
 from course.widgets.error_codes import EXAMPLES, error_codes_explorer
-
-
-def failure_code(exc):
-    for cls, code in (
-        (InvalidInputError, "invalid_input"),
-        (PermissionDeniedError, "permission_denied"),
-        (NotFoundError, "not_found"),
-    ):
-        if isinstance(exc, cls):
-            return code
-    return "tool_failed"
 
 
 def label_index(start):
@@ -22,7 +10,7 @@ def label_index(start):
 
 
 def test_every_example_gets_the_expected_code_and_no_leak_warning():
-    found = parts(error_codes_explorer({"failure_code": failure_code}))
+    found = parts(error_codes_explorer({"failure_code": reference("failure_code")}))
     for index, (_, _, expected) in enumerate(EXAMPLES):
         found["failure-pick"].value = index
         assert f"&#x27;{expected}&#x27;" in found["failure-code"].value

@@ -1,25 +1,17 @@
 """Step 4's byte-budget explorer updates its size and verdict on every change of text or budget."""
 
-import json
 import re
 
 import ipywidgets as widgets
 import pytest
-from builders import parts
+from builders import parts, reference_namespace
 
 from course.widgets.unicode_boundary import unicode_boundary_explorer
 
-
-def encode_json(value):
-    return json.dumps(value, ensure_ascii=False, allow_nan=False)
-
-
-def budget_error(text, max_result_bytes):
-    try:
-        size = len(text.encode("utf-8"))
-    except UnicodeEncodeError:
-        return "invalid_result"
-    return "result_too_large" if size > max_result_bytes else None
+# The reference answers, as the solution notebooks define them.
+REFERENCE = reference_namespace()
+encode_json = REFERENCE["encode_json"]
+budget_error = REFERENCE["budget_error"]
 
 
 def unfinished(*arguments):

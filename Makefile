@@ -18,7 +18,7 @@ help:
 	@echo "make setup         create .venv and install requirements.txt"
 	@echo "make browser-deps  install Debian's chromium and chromium-driver if missing"
 	@echo "make lessons       regenerate lessons/ from solutions/ with nbgrader"
-	@echo "make check         ruff, notebook hygiene, lessons in sync"
+	@echo "make check         ruff, mypy, notebook hygiene, lessons in sync, contract table"
 	@echo "make handout       build what students receive into build/handout/ and build/handout.zip"
 	@echo "make bench         time the grader against nbgrader autograde (about 15 minutes)"
 	@echo "make mutation      grade every mutant of the reference; fail on an unexplained survivor"
@@ -63,6 +63,7 @@ check: setup
 	$(BIN)/mypy
 	$(BIN)/python -m tooling.hygiene
 	$(BIN)/python -m tooling.lessons --check
+	$(BIN)/python -m tooling.contract_table --check
 
 test: setup browser-deps check
 	$(BIN)/pytest

@@ -29,7 +29,7 @@ EQUAL_SHARE = 1024  # the kernel's default weight: every worker gets the same pa
 
 def _own_groups() -> dict[str, str]:
     """Return this process's group in each v1 controller, from /proc/self/cgroup."""
-    groups = {}
+    groups: dict[str, str] = {}
     try:
         lines = Path("/proc/self/cgroup").read_text().splitlines()
     except OSError:

@@ -14,9 +14,22 @@ import select
 import signal
 import tempfile
 import time
+from collections.abc import Callable
 
 from grader.sandbox import cgroups, containment
 from grader.sandbox.cleanup import remove_tree
+from grader.sandbox.clock import Stopwatch
+from grader.sandbox.forkserver import ForkServer
+from grader.sandbox.inside.protocol import (
+    Hello,
+    JobMessage,
+    LoadRequest,
+    Reply,
+    RunRequest,
+    ToolAnswer,
+    ToolCall,
+    WorkerMessage,
+)
 
 MAX_REPLY_BYTES = 32 << 20
 PR_SET_CHILD_SUBREAPER = 36  # from <linux/prctl.h>
@@ -59,7 +72,7 @@ class SandboxMemory(SandboxProblem):
     status = "memory"
 
 
-def worker_limits(cpu_seconds, memory_mb, processes):
+def worker_limits(cpu_seconds: int, memory_mb: int, processes: int) -> dict[str, int]:
     """Return the resource limits a worker sets on itself before any student code runs."""
     return dict(
         FIXED_LIMITS,
@@ -72,7 +85,7 @@ def worker_limits(cpu_seconds, memory_mb, processes):
 class Worker:
     """One running worker process, with its pipes, scratch folder and captured output."""
 
-    def __init__(self, server, limits, uid=None):
+    def __init__(self, server: ForkServer, limits: dict[str, int], uid: int | None = None) -> None:
         """Have `server` (the job's ForkServer) fork a worker for the user `uid`."""
         self.server = server
         self.isolation = server.isolation
@@ -101,31 +114,36 @@ class Worker:
         finally:
             for fd in (request_read, reply_write, status_write, *joins):
                 os.close(fd)
-        self.status = None  # how the worker ended, once known
+        self.status: tuple[str, int] | None = None  # how the worker ended, once known
         self.buffer = b""
         self.send(self.hello())
 
-    def hello(self):
+    def hello(self) -> Hello:
         """The first request: the key, the user to become and the limits, before any code."""
-        message = {"key": self.key.decode("ascii"), "uid": self.uid, "limits": self.limits}
+        message: Hello = {"key": self.key.decode("ascii"), "uid": self.uid, "limits": self.limits}
         if self.isolation.seccomp is not None:
             message["seccomp"] = self.isolation.seccomp.hex()
         return message
 
-    def send(self, message):
+    def send(self, message: JobMessage) -> None:
         """Write one request; a worker that is gone shows as how it ended."""
         try:
             os.write(self.request_write, (json.dumps(message) + "\n").encode("ascii"))
         except OSError:
             raise self._death() from None
 
-    def cpu_meter(self):
+    def cpu_meter(self) -> Callable[[], float] | None:
         """Return what reads this worker's processor seconds, or None where nothing counts them."""
         if self.group is None or not self.group.counts_cpu:
             return None
         return self.group.cpu_seconds
 
-    def ask(self, message, stopwatch, on_call=None):
+    def ask(
+        self,
+        message: LoadRequest | RunRequest,
+        stopwatch: Stopwatch,
+        on_call: Callable[[ToolCall], ToolAnswer] | None = None,
+    ) -> Reply:
         """Send one request and return the final reply, answering tool calls on the way."""
         self.send(message)
         while True:
@@ -138,7 +156,7 @@ class Worker:
             if type(reply.get("at")) is float:  # when the worker began to wait for the answer
                 stopwatch.exclude_since(reply["at"])
 
-    def receive(self, stopwatch):
+    def receive(self, stopwatch: Stopwatch) -> WorkerMessage:
         """Read one signed reply within the request's time, or raise a SandboxProblem."""
         while b"\n" not in self.buffer:
             if not select.select([self.reply_read], [], [], stopwatch.wait())[0]:
@@ -156,7 +174,7 @@ class Worker:
         if not secrets.compare_digest(key, self.key):
             raise SandboxForbidden("the code wrote to the grader's channel")
         try:
-            reply = json.loads(text)
+            reply: WorkerMessage = json.loads(text)
         except ValueError:
             raise SandboxProblem("the worker's reply could not be read") from None
         if type(reply) is not dict:
@@ -165,7 +183,7 @@ class Worker:
             raise SandboxMemory("the code needed more memory than the limit allows")
         return reply
 
-    def _death(self):
+    def _death(self) -> SandboxProblem:
         """Return the problem that describes how the worker ended."""
         status = self.ended()
         if self.group is not None and self.group.memory_exhausted():
@@ -180,7 +198,7 @@ class Worker:
         described = "unknown" if status is None else f"{status[0]} {status[1]}"
         return SandboxCrash(f"the process running the code ended ({described})")
 
-    def ended(self, wait=1.0):
+    def ended(self, wait: float = 1.0) -> tuple[str, int] | None:
         """Return how the worker ended, ("exit", code) or ("signal", number), or None if unknown.
 
         The fork server writes it to the status pipe once it has reaped the worker.
@@ -191,11 +209,11 @@ class Worker:
                 self.status = (words[0], int(words[1]))
         return self.status
 
-    def output_full(self):
+    def output_full(self) -> bool:
         """Say whether the code printed so much that the output file reached its size limit."""
         return os.fstat(self.output.fileno()).st_size >= self.limits["file_size"]
 
-    def read_output(self, limit):
+    def read_output(self, limit: int) -> str:
         """Return what was printed since the last read, cut to `limit` bytes."""
         size = os.fstat(self.output.fileno()).st_size
         data = os.pread(self.output.fileno(), limit + 1, self.output_offset)
@@ -203,7 +221,7 @@ class Worker:
         text = data[:limit].decode("utf-8", errors="replace")
         return text + ("\n[output cut]" if len(data) > limit else "")
 
-    def close(self):
+    def close(self) -> None:
         """Kill the worker and everything it started, and remove its scratch folder and output."""
         # Without the seccomp filter a worker may have started processes that left its group.
         sweep = self.uid if self.isolation.seccomp is None else None
@@ -217,7 +235,7 @@ class Worker:
             remove_tree(self.scratch)
 
 
-def adopt_orphans():
+def adopt_orphans() -> None:
     """Make this process the parent of its workers' orphans, so that it can reap them.
 
     Without it, a killed fork bomb's processes go to the system's first process, which may
@@ -226,7 +244,7 @@ def adopt_orphans():
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 
-def reap_orphans():
+def reap_orphans() -> None:
     """Collect every child that has ended, waiting a little for killed ones to finish dying."""
     deadline = time.monotonic() + REAP_SECONDS
     while time.monotonic() < deadline:

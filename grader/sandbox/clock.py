@@ -82,7 +82,9 @@ class Stopwatch:
             used = self.cpu()
             computed = None if self.mark_cpu is None else used - self.mark_cpu
             # The first stretch has no earlier reading to compare with: charge its wall time.
-            waiting = computed is None or computed < WAITING_SHARE * active
-            self.charged += active if waiting else computed  # every process's time counts
+            if computed is None or computed < WAITING_SHARE * active:  # waiting, or unknown
+                self.charged += active
+            else:
+                self.charged += computed  # every process's time counts
             self.mark_cpu = used
         self.mark = now

@@ -91,7 +91,7 @@ class Isolation:
         return self.mode == "bubblewrap"
 
 
-def prepare_runtime(folder):
+def prepare_runtime(folder: str | Path) -> Path:
     """Copy the modules a worker imports into `folder`/runtime, readable by everyone; return it."""
     runtime = Path(folder) / "runtime"
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
@@ -109,14 +109,14 @@ def prepare_runtime(folder):
     return runtime
 
 
-def worker_uid():
+def worker_uid() -> int | None:
     """Return the user id this job's workers switch to, or None when the grader is not root."""
     if os.geteuid() != 0:
         return None
     return UID_BASE + (os.getpid() % JOB_SLOTS) * UIDS_PER_JOB
 
 
-def choose_isolation(runtime, wanted="auto"):
+def choose_isolation(runtime: str | Path, wanted: str = "auto") -> Isolation:
     """Return the strongest isolation that works here; `wanted="process"` forces the fallback.
 
     `wanted="bubblewrap"` requires bubblewrap: RuntimeError, in one line, where it cannot run
@@ -137,18 +137,18 @@ def choose_isolation(runtime, wanted="auto"):
     return Isolation("process", str(runtime), uid, program)
 
 
-def isolation_here(wanted="auto"):
+def isolation_here(wanted: str = "auto") -> Isolation:
     """Return the isolation a job would choose here (its runtime folder is already gone)."""
     with tempfile.TemporaryDirectory(prefix="grader-runtime-") as folder:
         return choose_isolation(prepare_runtime(folder), wanted)
 
 
-def containment_available(wanted="auto"):
+def containment_available(wanted: str = "auto") -> bool:
     """Say whether workers would run inside bubblewrap here."""
     return isolation_here(wanted).mode == "bubblewrap"
 
 
-def describe(isolation):
+def describe(isolation: Isolation) -> str:
     """Say in one line what shuts student code in, and what is missing: a run's summary."""
     if isolation.mode == "bubblewrap":
         parts = [
@@ -201,7 +201,7 @@ def bubblewrap_works(isolation: Isolation) -> bool:
         _collect_stray_bubblewrap()
 
 
-def children_of(pid):
+def children_of(pid: int) -> set[int]:
     """Return the process ids of the children of process `pid` (none if it cannot be read)."""
     try:
         tasks = Path(f"/proc/{pid}/task").iterdir()
@@ -210,7 +210,7 @@ def children_of(pid):
         return set()
 
 
-def _collect_stray_bubblewrap():
+def _collect_stray_bubblewrap() -> None:
     """Reap bubblewrap processes the probe left to this one (a job adopts orphans): no zombies.
 
     Only ended children named bwrap are collected, so no other child's status is taken.
@@ -226,12 +226,12 @@ def _collect_stray_bubblewrap():
                 os.waitpid(pid, os.WNOHANG)
 
 
-def python_executable():
+def python_executable() -> str:
     """Return the real interpreter behind this (perhaps virtual) environment."""
     return os.path.realpath(sys.executable)
 
 
-def python_installation():
+def python_installation() -> Path:
     """Return the folder of the Python installation the interpreter lives in."""
     return Path(os.path.realpath(sys.base_prefix))
 
@@ -259,9 +259,9 @@ def bubblewrap_prefix(isolation: Isolation) -> list[str]:
     return command
 
 
-def _system_binds():
+def _system_binds() -> list[str]:
     """Bind the system folders read-only, keeping the symbolic links of a merged /usr."""
-    command = []
+    command: list[str] = []
     for name in SYSTEM_FOLDERS:
         if os.path.islink(name):
             command += ["--symlink", os.readlink(name), name]
@@ -270,21 +270,21 @@ def _system_binds():
     return command
 
 
-def _readable_bind(folder):
+def _readable_bind(folder: Path) -> list[str]:
     """Bind `folder` read-only, its parent folders open to every user (even /root's)."""
     return [*_open_parents(folder), "--ro-bind", str(folder), str(folder)]
 
 
-def _open_parents(folder):
+def _open_parents(folder: Path) -> list[str]:
     """Create the parents of `folder` that the sandbox lacks, open to every user."""
-    command = []
+    command: list[str] = []
     for parent in reversed(folder.parents):
         if parent not in (Path("/"), Path("/tmp")) and not _in_system_folder(parent):
             command += ["--dir", str(parent)]  # 0755, bubblewrap's default
     return command
 
 
-def _in_system_folder(path):
+def _in_system_folder(path: Path) -> bool:
     return any(path == Path(name) or Path(name) in path.parents for name in SYSTEM_FOLDERS)
 
 

@@ -32,7 +32,7 @@ class ForkServer:
 
     def __init__(self, isolation: Isolation) -> None:
         self.isolation = isolation
-        self.process: subprocess.Popen | None = None
+        self.process: subprocess.Popen[bytes] | None = None
         self.control: socket.socket | None = None
         self.spawned = 0
 
@@ -119,7 +119,7 @@ class ForkServer:
             theirs.close()
         self.control = ours
 
-    def _send(self, message: dict, fds: list[int]) -> None:
+    def _send(self, message: dict[str, object], fds: list[int]) -> None:
         assert self.control is not None
         data = json.dumps(message).encode("ascii")
         rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))] if fds else []

@@ -9,16 +9,14 @@ would do without calling it.
 """
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict, get_args
 
 from grader.sandbox.inside.kinds import EXCEPTION_KINDS, MAKERS, make_exception
 from grader.sandbox.inside.picture import type_name
 from grader.sandbox.inside.protocol import Tagged, ToolAnswer, ToolboxFacts, ToolCall
 
-ToolSpec = dict[str, Any]  # a tool's recipe, as grader/hidden/probes.py builds it
-
 # What a tool can do; the recipes say which (grader/hidden/probes.py builds them).
-DOES = (
+Does = Literal[
     "return",
     "raise",
     "mutate",
@@ -26,7 +24,29 @@ DOES = (
     "flaky",
     "return_fixture",
     "return_arguments",
-)
+]
+DOES: tuple[Does, ...] = get_args(Does)
+
+
+class ToolSpec(TypedDict):
+    """A tool's recipe, as grader/hidden/probes.py builds it: what the tool does, with what."""
+
+    does: Does
+    value: NotRequired[Tagged]  # what it returns: a tagged value, or {"make": a maker, ...}
+    exception: NotRequired[str]  # what it raises: a kind of kinds.EXCEPTION_KINDS
+    message: NotRequired[str]  # what that exception carries
+    fixture: NotRequired[Tagged]  # the object it holds, for return_fixture
+    falsy: NotRequired[bool]  # a callable object whose truth value is False
+
+
+class Scenario(TypedDict):
+    """One call of invoke_tool to observe, as a hidden test builds it (grader/hidden/probes.py)."""
+
+    request: dict[str, Any]  # handed to invoke_tool as it is, whatever it holds
+    tools: dict[str, ToolSpec]  # the tools table, by name
+    max_result_bytes: NotRequired[int]  # the budget invoke_tool is given, if any
+    repeat: NotRequired[int]  # how many times invoke_tool is called (once by default)
+    mutate_value: NotRequired[bool]  # change every envelope's value afterwards
 
 
 class RecipeError(ValueError):

@@ -9,7 +9,10 @@ code computes, wall time while it waits.
 
 import math
 import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Literal, overload
 
+from grader.model import CodeUnit, Limits
 from grader.sandbox.client import (
     SandboxForbidden,
     SandboxProblem,
@@ -18,8 +21,30 @@ from grader.sandbox.client import (
     worker_limits,
 )
 from grader.sandbox.clock import WALL_FACTOR, Stopwatch
-from grader.sandbox.handlers import Toolbox
+from grader.sandbox.forkserver import ForkServer
+from grader.sandbox.handlers import Scenario, Toolbox
 from grader.sandbox.inside.picture import untag
+from grader.sandbox.inside.protocol import (
+    CodeUnitMessage,
+    LoadRequest,
+    ObservationData,
+    Reply,
+    RunRequest,
+    Tagged,
+    ToolAnswer,
+    ToolCall,
+)
+
+# The facts of an observation that are yes or no (grader/sandbox/inside/protocol.py).
+Flag = Literal[
+    "request_changed",
+    "tools_changed",
+    "reused_object",
+    "same_envelope",
+    "value_shared",
+    "value_reused",
+    "arguments_shared",
+]
 
 
 class OutputLimit(SandboxProblem):
@@ -31,7 +56,7 @@ class OutputLimit(SandboxProblem):
 class LoadFailure(SandboxProblem):
     """The submission's code could not be loaded, so none of it can be tested."""
 
-    def __init__(self, reason, status="error"):
+    def __init__(self, reason: str, status: str = "error") -> None:
         super().__init__(reason)
         self.reason = reason
         self.status = status
@@ -40,20 +65,34 @@ class LoadFailure(SandboxProblem):
 class Observation:
     """The worker's description of one scenario, decoded, with tolerant access to envelopes."""
 
-    def __init__(self, data):
+    def __init__(self, data: ObservationData) -> None:
         self.data = data
         self.envelopes = [untag(envelope) for envelope in data["envelopes"]]
         self.raised = data["raised"]
 
     @property
-    def envelope(self):
+    def envelope(self) -> object:
         """The first envelope, or None when `invoke_tool` raised instead of returning one."""
         return self.envelopes[0] if self.envelopes else None
 
-    def __getitem__(self, name):
-        return self.data[name]
+    # What a hidden test reads of the observation by name, typed as protocol.py declares it.
+    @overload
+    def __getitem__(self, name: Flag) -> bool: ...
+    @overload
+    def __getitem__(self, name: Literal["request_after", "request_after_mutation"]) -> Tagged: ...
+    @overload
+    def __getitem__(self, name: Literal["fixtures_after"]) -> dict[str, Tagged]: ...
+    @overload
+    def __getitem__(self, name: Literal["calls"]) -> dict[str, int]: ...
+    @overload
+    def __getitem__(self, name: Literal["received"]) -> dict[str, list[Tagged]]: ...
+    @overload
+    def __getitem__(self, name: Literal["handler_raised"]) -> list[str]: ...
+    def __getitem__(self, name: str) -> object:
+        facts: Mapping[str, object] = self.data
+        return facts[name]
 
-    def field(self, name, envelope=None):
+    def field(self, name: str, envelope: object = None) -> object:
         """Return one field of an envelope, or MISSING if the envelope is not a dict holding it."""
         envelope = self.envelope if envelope is None else envelope
         if isinstance(envelope, dict) and name in envelope:
@@ -64,7 +103,7 @@ class Observation:
 class _Missing:
     """Stands for a field an envelope lacks, and says so in assertion messages."""
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<no such field>"
 
 
@@ -74,24 +113,32 @@ MISSING = _Missing()
 class SubmissionSession:
     """Run scenarios for one submission, starting workers as needed within its time budget."""
 
-    def __init__(self, units, limits, server, serial=0):
+    def __init__(
+        self, units: Sequence[CodeUnit], limits: Limits, server: ForkServer, serial: int = 0
+    ) -> None:
         """Fork workers from `server` (the job's ForkServer).
 
         `serial` numbers the submission within its job; it picks the workers' user id.
         """
-        self.units = [{"label": u.label, "filename": u.filename, "source": u.source} for u in units]
+        self.units: list[CodeUnitMessage] = [
+            {"label": u.label, "filename": u.filename, "source": u.source} for u in units
+        ]
         self.limits = limits
         self.server = server
         self.uid = server.isolation.uid_for(serial)
         self.spent = 0.0  # seconds charged so far, over all the submission's workers
         self.wall_end = time.monotonic() + limits.timeout * WALL_FACTOR
-        self.worker = None
-        self.output = []
-        self.problems = ()
-        self.observed = {}  # scenario text -> its Observation, for this submission only
+        self.worker: Worker | None = None
+        self.output: list[str] = []
+        self.problems: tuple[str, ...] = ()
+        # scenario_key of a scenario -> its Observation, for this submission only
+        self.observed: dict[ScenarioKey, Observation] = {}
 
-    def start(self):
-        """Start a worker and load the code; raise LoadFailure or a SandboxProblem if it fails."""
+    def start(self) -> Worker:
+        """Start a worker and load the code; raise LoadFailure or a SandboxProblem if it fails.
+
+        Return the worker, which the session keeps until `stop()`.
+        """
         if self.out_of_time():
             raise SandboxTimeout("the submission used up its time limit")
         limits = worker_limits(
@@ -100,24 +147,25 @@ class SubmissionSession:
             memory_mb=self.limits.memory_mb,
             processes=self.limits.processes,
         )
-        self.worker = Worker(self.server, limits, self.uid)
-        message = {"op": "load", "units": self.units}
+        self.worker = worker = Worker(self.server, limits, self.uid)
+        message: LoadRequest = {"op": "load", "units": self.units}
         try:
-            reply = self._ask(message)
+            reply = self._ask(worker, message)
         except SandboxProblem as problem:
             raise LoadFailure(_load_reason(problem), problem.status) from None
-        if self.worker.output_full():
+        if worker.output_full():
             self.stop()
             raise LoadFailure(OUTPUT_REASON, "output_limit")
-        if not reply.get("loaded"):
+        if "loaded" not in reply or not reply["loaded"]:
             self.stop()
             reason = str(reply.get("reason", "The code could not be loaded."))
             if reply.get("forbidden"):
                 raise LoadFailure(f"{FORBIDDEN_REASON} {reason}", "forbidden")
             raise LoadFailure(reason)
         self.problems = tuple(str(problem) for problem in reply.get("problems", ()))
+        return worker
 
-    def call(self, scenario):
+    def call(self, scenario: Scenario) -> Observation:
         """Run one scenario in the worker and return its Observation.
 
         Tests of several categories often ask the very same scenario (one handler, one value,
@@ -129,11 +177,10 @@ class SubmissionSession:
             self.observed[key] = self._run(scenario)
         return self.observed[key]
 
-    def _run(self, scenario):
-        if self.worker is None:
-            self.start()
+    def _run(self, scenario: Scenario) -> Observation:
+        worker = self.worker if self.worker is not None else self.start()
         toolbox = Toolbox(scenario["tools"])
-        message = {
+        message: RunRequest = {
             "op": "run",
             "request": scenario["request"],
             "tools": list(scenario["tools"]),
@@ -144,8 +191,8 @@ class SubmissionSession:
         }
         if "max_result_bytes" in scenario:
             message["max_result_bytes"] = scenario["max_result_bytes"]
-        reply = self._ask(message, toolbox)
-        if self.worker.output_full():
+        reply = self._ask(worker, message, toolbox)
+        if worker.output_full():
             # Every later print would fail, so this worker can no longer be judged fairly.
             self.stop()
             raise OutputLimit("the code printed more output than the limit allows")
@@ -155,14 +202,16 @@ class SubmissionSession:
         observation = reply["observation"]
         if observation.get("forbidden"):
             raise SandboxForbidden("the code used " + ", ".join(observation["forbidden"]))
-        return Observation(dict(observation, **toolbox.facts()))
+        return Observation({**observation, **toolbox.facts()})
 
-    def _ask(self, message, toolbox=None):
+    def _ask(
+        self, worker: Worker, message: LoadRequest | RunRequest, toolbox: Toolbox | None = None
+    ) -> Reply:
         allowance = min(self.limits.test_timeout, self.limits.timeout - self.spent)
-        stopwatch = Stopwatch(allowance, self.worker.cpu_meter(), self.wall_end)
+        stopwatch = Stopwatch(allowance, worker.cpu_meter(), self.wall_end)
         on_call = None if toolbox is None else _answering(toolbox)
         try:
-            reply = self.worker.ask(message, stopwatch, on_call)
+            reply = worker.ask(message, stopwatch, on_call)
         except SandboxProblem:
             self.spent += stopwatch.finish()  # before stopping: stopping is not the student's time
             self.stop()
@@ -170,18 +219,18 @@ class SubmissionSession:
         self.spent += stopwatch.finish()
         return reply
 
-    def out_of_time(self):
+    def out_of_time(self) -> bool:
         """Say whether the submission's whole time budget is spent."""
         return self.spent >= self.limits.timeout or time.monotonic() >= self.wall_end
 
-    def take_output(self):
+    def take_output(self) -> str:
         """Return what the code printed since the last call of this method, capped."""
         if self.worker is not None:
             self.output.append(self.worker.read_output(self.limits.output_limit))
         text, self.output = "".join(self.output), []
         return text[: self.limits.output_limit]
 
-    def stop(self):
+    def stop(self) -> None:
         """Stop the current worker, keeping what it printed for the current test."""
         if self.worker is not None:
             self.output.append(self.worker.read_output(self.limits.output_limit))
@@ -192,27 +241,29 @@ class SubmissionSession:
 _LONG = 256  # characters beyond which a string stands in a key by its length and hash
 
 
-def scenario_key(data):
+ScenarioKey = tuple[object, ...]
+
+
+def scenario_key(data: object) -> ScenarioKey:
     """Return a hashable key equal for equal scenarios (a scenario is plain JSON data).
 
     Cheaper than JSON text: a long string (a megabyte result, say) stands by its length and its
     hash, which Python keeps with the string, so asking again costs a walk of the few nodes.
     Dict keys are sorted, so the order a scenario was built in does not matter.
     """
-    kind = type(data)
-    if kind is dict:
+    if type(data) is dict:
         return (dict, tuple(sorted((key, scenario_key(item)) for key, item in data.items())))
-    if kind is list:
+    if type(data) is list:
         return (list, tuple(scenario_key(item) for item in data))
-    if kind is str and len(data) > _LONG:
+    if type(data) is str and len(data) > _LONG:
         return (str, len(data), hash(data), data[:_LONG])
-    return (kind, data)
+    return (type(data), data)
 
 
-def _answering(toolbox):
+def _answering(toolbox: Toolbox) -> Callable[[ToolCall], ToolAnswer]:
     """Answer the worker's tool calls from `toolbox`; a call it cannot answer ends the test."""
 
-    def answer(message):
+    def answer(message: ToolCall) -> ToolAnswer:
         try:
             return toolbox.answer(message)
         except (ValueError, KeyError, TypeError):
@@ -231,7 +282,7 @@ OUTPUT_REASON = (
 )
 
 
-def _load_reason(problem):
+def _load_reason(problem: SandboxProblem) -> str:
     if problem.status == "memory":
         return (
             "Loading your code needed more memory than the grader allows, so none of it could "

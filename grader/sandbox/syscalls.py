@@ -17,15 +17,23 @@ import tempfile
 # leave data there for the next.
 KEYRINGS = ("keyctl", "add_key", "request_key")
 # Reading or changing another process, or the kernel itself.
-OTHER_PROCESSES = ("ptrace", "process_vm_readv", "process_vm_writev", "kcmp")
+OTHER_PROCESSES: tuple[str, ...] = ("ptrace", "process_vm_readv", "process_vm_writev", "kcmp")
 OTHER_PROCESSES += ("pidfd_getfd", "process_madvise", "move_pages", "migrate_pages")
-KERNEL = ("bpf", "perf_event_open", "userfaultfd", "kexec_load", "kexec_file_load")
+KERNEL: tuple[str, ...] = ("bpf", "perf_event_open", "userfaultfd", "kexec_load", "kexec_file_load")
 # Asynchronous I/O contexts come from a machine-wide pool (fs.aio-max-nr) every worker shares;
 # secret memory is unmapped from the kernel's own view.
 KERNEL += ("io_setup", "memfd_secret")
 MODULES = ("init_module", "finit_module", "delete_module")
 # New namespaces or mounts would undo what the sandbox set up.
-NAMESPACES = ("mount", "umount2", "pivot_root", "chroot", "unshare", "setns", "personality")
+NAMESPACES: tuple[str, ...] = (
+    "mount",
+    "umount2",
+    "pivot_root",
+    "chroot",
+    "unshare",
+    "setns",
+    "personality",
+)
 # The newer mount calls do what mount does.
 NAMESPACES += ("fsopen", "fsconfig", "fsmount", "fspick", "move_mount", "open_tree")
 NAMESPACES += ("mount_setattr",)

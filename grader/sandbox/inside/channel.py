@@ -7,14 +7,20 @@ first request and held by the guard alone: a line without it is a forgery, and t
 labels the test `forbidden`. Everything used here is bound before student code runs.
 """
 
+from __future__ import annotations
+
 import builtins
 import os
 from _json import encode_basestring_ascii, make_encoder
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from grader.sandbox.inside.picture import type_name
 
+if TYPE_CHECKING:
+    from grader.sandbox.inside.protocol import WorkerMessage
+
 # Private built-ins: see grader/sandbox/inside/picture.py.
-__builtins__ = dict(vars(builtins))
+__builtins__ = dict(vars(builtins))  # type: ignore[assignment]
 
 REQUEST_FD = 3
 REPLY_FD = 4
@@ -26,7 +32,7 @@ _write = os.write
 _scan = __import__("json").JSONDecoder().scan_once
 
 
-def _refuse(value):
+def _refuse(value: object) -> NoReturn:
     raise TypeError(f"cannot report a {type_name(type(value))}")
 
 
@@ -36,7 +42,7 @@ def _refuse(value):
 _encode = make_encoder(None, _refuse, encode_basestring_ascii, None, ":", ",", False, False, False)
 
 
-def dumps(value):
+def dumps(value: WorkerMessage) -> str:
     """Return JSON text for plain data (dict, list, str, int, bool, None), ASCII only."""
     return "".join(_encode(value, 0))
 
@@ -44,12 +50,16 @@ def dumps(value):
 class Channel:
     """Requests in, signed replies out, on the two fixed descriptors."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.buffer = b""
         self.key = b""
 
-    def receive(self):
-        """Return the next request, or None when the trusted side has closed the pipe."""
+    def receive(self) -> Any:
+        """Return the next request, or None when the trusted side has closed the pipe.
+
+        Which request it is (grader/sandbox/inside/protocol.py), the caller knows from where
+        the exchange stands: the first is the Hello, a tool call's answer is a ToolAnswer.
+        """
         while b"\n" not in self.buffer:
             chunk = _read(REQUEST_FD, 1 << 16)
             if not chunk:
@@ -58,11 +68,11 @@ class Channel:
         line, _, self.buffer = self.buffer.partition(b"\n")
         return _scan(line.decode("utf-8"), 0)[0]
 
-    def send(self, message):
+    def send(self, message: WorkerMessage) -> None:
         """Write one reply, signed with the key."""
         self.send_text(dumps(message))
 
-    def send_text(self, text):
+    def send_text(self, text: str) -> None:
         data = self.key + b" " + text.encode("ascii") + b"\n"
         while data:
             data = data[_write(REPLY_FD, data) :]

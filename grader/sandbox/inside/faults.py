@@ -5,6 +5,8 @@ holds classes only. The guard's factories live in `kinds`, which binds these nam
 a submission that edits this module changes what it sees, never what the guard builds.
 """
 
+from __future__ import annotations
+
 import enum
 
 from course import supplied
@@ -58,10 +60,10 @@ class Unprintable:
     also depend on how a submission treats subclasses.
     """
 
-    def __str__(self):
+    def __str__(self) -> str:
         raise RuntimeError("str() of this argument fails on purpose")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         raise RuntimeError("repr() of this argument fails on purpose")
 
 
@@ -80,7 +82,7 @@ class Level(enum.IntEnum):
     HIGH = 3
 
 
-class Items(list):
+class Items(list[object]):
     """A list subclass."""
 
 

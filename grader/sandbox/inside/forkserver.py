@@ -29,6 +29,7 @@ import select
 import signal
 import socket
 import sys
+from typing import Any
 
 from grader.sandbox.inside import guard, loop, syscalls
 
@@ -41,6 +42,8 @@ _MESSAGE_BYTES = 1 << 16
 # Where the channel, output and input of a worker go (see grader.sandbox.inside.channel).
 _STDIN, _STDOUT, _STDERR, _REQUEST, _REPLY = 0, 1, 2, 3, 4
 _SETUP_FAILED = 70  # a worker's exit status when its set-up failed before any student code
+Children = dict[int, tuple[int, int]]  # pid -> (child number, status descriptor)
+Server = tuple[socket.socket, tuple[int, int], Children, int]  # see _become_worker
 
 
 def serve() -> None:
@@ -50,10 +53,11 @@ def serve() -> None:
     wake_read, wake_write = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
     signal.set_wakeup_fd(wake_write)
     signal.signal(signal.SIGCHLD, lambda _number, _frame: None)
-    children: dict[int, tuple[int, int]] = {}  # pid -> (child number, status descriptor)
+    children: Children = {}
+    watched: list[socket.socket | int] = [control, wake_read]
     try:
         while True:
-            ready = select.select([control, wake_read], [], [])[0]
+            ready = select.select(watched, [], [])[0]
             if wake_read in ready:
                 _drain(wake_read)
                 _reap(children)
@@ -64,7 +68,7 @@ def serve() -> None:
             _kill(pid)
 
 
-def _answer(control: socket.socket, children: dict, own: tuple[int, int]) -> bool:
+def _answer(control: socket.socket, children: Children, own: tuple[int, int]) -> bool:
     """Handle one request; return False when the trusted side has gone."""
     data, fds = _receive(control)
     if not data:
@@ -109,7 +113,7 @@ def _drain(fd: int) -> None:
         pass
 
 
-def _reap(children: dict) -> None:
+def _reap(children: Children) -> None:
     """Collect every ended child and write how it ended to its status pipe."""
     while True:
         try:
@@ -149,7 +153,7 @@ def _sweep(uid: int) -> None:
             os._exit(0)
 
 
-def _become_worker(message: dict, fds: list[int], server: tuple) -> None:
+def _become_worker(message: dict[str, Any], fds: list[int], server: Server) -> None:
     """In the new child: set it up as a fresh worker and serve; never returns.
 
     `server` is what the child must let go of: the control socket, the server's own pipe, the

@@ -15,12 +15,15 @@ signal handlers and threads cannot be installed, objects are read through exact 
 methods only, and what the guard lets go of is handed back to the loop to free.
 """
 
+from __future__ import annotations
+
 import builtins
 import gc
 import os
 import sys
 import time
 import types
+from typing import TYPE_CHECKING, Any
 
 from grader.sandbox.inside import seal
 from grader.sandbox.inside.channel import MEMORY_REPLY, REPLY_FD, REQUEST_FD, Channel
@@ -44,8 +47,18 @@ from grader.sandbox.inside.rules import (
     unchanged,
 )
 
+if TYPE_CHECKING:
+    from grader.sandbox.inside.protocol import (
+        Hello,
+        LoadRequest,
+        RunRequest,
+        ToolAnswer,
+        WorkerFacts,
+    )
+    from grader.sandbox.inside.rules import Snapshot
+
 # Private built-ins: see grader/sandbox/inside/picture.py.
-__builtins__ = dict(vars(builtins))
+__builtins__ = dict(vars(builtins))  # type: ignore[assignment]
 
 _monotonic = time.monotonic  # bound before student code, which may patch the time module
 _HEADROOM = 200  # frames the guard may use beyond the student's recursion limit
@@ -56,18 +69,22 @@ _MEMORY_PROBLEM = " stopped with MemoryError "
 class Guard:
     """The hook and everything it keeps; one per worker, reachable only by the interpreter."""
 
-    def __init__(self, channel, own_files):
+    def __init__(self, channel: Channel, own_files: frozenset[str | None]) -> None:
         self.channel = channel
         self.own_files = own_files
         self.busy = False
-        self.owed_limit = None  # the student's recursion limit, when it could not be restored
-        self.loop_frame = None
-        self.loop_globals = None  # what the loop's globals and built-ins held before student code
+        # The student's recursion limit, when it could not be restored.
+        self.owed_limit: int | None = None
+        self.loop_frame: types.FrameType | None = None
+        # What the loop's globals and built-ins held before student code.
+        self.loop_globals: Snapshot | None = None
         self.ready = False  # a submission is loaded and defines invoke_tool
-        self.records = None
-        self.forbidden = []
+        # The running scenario's, from the loop's `next` event to its `end`: the loop sends its
+        # events in that order, and the handlers of those between assert as much for mypy.
+        self.records: Records | None = None
+        self.forbidden: list[str] = []
 
-    def hook(self, event, args):
+    def hook(self, event: str, args: tuple[Any, ...]) -> None:
         """Answer the loop's events, refuse the forbidden ones, and ignore the rest quickly.
 
         Most events (`builtins.id`, `exec`, `import`...) return on the first lines, which call
@@ -92,7 +109,7 @@ class Guard:
         if thrown is not None:
             raise thrown
 
-    def answer(self, event, args):
+    def answer(self, event: str, args: tuple[Any, ...]) -> BaseException | None:
         """Handle one of the guard's own events with room to work, however deep the caller is."""
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(limit + _HEADROOM)
@@ -111,14 +128,14 @@ class Guard:
             except BaseException:  # deeper than the limit right now: put it back next time
                 self.owed_limit = limit
 
-    def student_limit(self, limit):
+    def student_limit(self, limit: int) -> int:
         """Return the student's own recursion limit, `limit` unless an earlier event owes one."""
         if self.owed_limit is not None and limit == self.owed_limit + _HEADROOM:
             limit = self.owed_limit
         self.owed_limit = None
         return limit
 
-    def refusal(self, event, args):
+    def refusal(self, event: str, args: tuple[Any, ...]) -> str | None:
         """Say what a conditionally refused event does, or None when it is allowed."""
         if event.startswith("ctypes."):
             return "ctypes"
@@ -128,7 +145,7 @@ class Guard:
             return self.path_refusal(args[0])
         return None
 
-    def frame_refusal(self, args):
+    def frame_refusal(self, args: tuple[Any, ...]) -> str | None:
         self.busy = True
         try:
             frame = getattr(args[0], args[1], None)
@@ -137,7 +154,7 @@ class Guard:
             self.busy = False
         return "looking at the grader's own frames" if mine else None
 
-    def path_refusal(self, path):
+    def path_refusal(self, path: Any) -> str | None:
         if type(path) is int:
             return "opening the grader's channel" if path in (REQUEST_FD, REPLY_FD) else None
         self.busy = True
@@ -149,7 +166,7 @@ class Guard:
             self.busy = False
         return "reading /proc" if real.startswith(PROC) else None
 
-    def forbid(self, what):
+    def forbid(self, what: str) -> RuntimeError:
         """Note a refused operation and return the error to raise in its place."""
         self.forbidden.append(what)
         return RuntimeError(
@@ -157,7 +174,9 @@ class Guard:
             "Remove it: invoke_tool needs only its arguments."
         )
 
-    def handle(self, event, args, caller):
+    def handle(
+        self, event: str, args: tuple[Any, ...], caller: types.FrameType
+    ) -> BaseException | None:
         """Handle one `grader.` event; return an exception to raise in the caller, or None."""
         try:
             if event == "grader.call":
@@ -177,19 +196,21 @@ class Guard:
             self.channel.send({"error": f"the worker failed: {type_name(type(error))}"})
         return None
 
-    def from_loop(self, caller):
+    def from_loop(self, caller: types.FrameType) -> bool:
         """Say whether `caller` is the loop's frame (the first to send an event is taken)."""
         if self.loop_frame is None:
             self.loop_frame = caller
             self.loop_globals = snapshot(caller.f_globals)
         return caller is self.loop_frame
 
-    def loop_intact(self):
+    def loop_intact(self) -> bool:
         """Say whether the loop's module and its built-ins are as they were before student code."""
+        assert self.loop_frame is not None and self.loop_globals is not None  # from_loop took them
         return unchanged(self.loop_frame.f_globals, self.loop_globals)
 
-    def next(self, box, *_rest):
+    def next(self, box: list[Any], *_rest: object) -> None:
         """Give the loop its next piece of work (None when the trusted side has finished)."""
+        message: LoadRequest | RunRequest | None
         while (message := self.channel.receive()) is not None:
             if message["op"] == "load":
                 units = [types.SimpleNamespace(**unit) for unit in message["units"]]
@@ -202,7 +223,7 @@ class Guard:
             self.records.fixtures = {
                 name: build(recipe) for name, recipe in message.get("fixtures", {}).items()
             }
-            keyword = {}
+            keyword: dict[str, int] = {}
             if "max_result_bytes" in message:
                 keyword["max_result_bytes"] = message["max_result_bytes"]
             box[0] = {
@@ -216,7 +237,7 @@ class Guard:
             return
         box[0] = None
 
-    def loaded(self, _box, outcome, invoke_tool):
+    def loaded(self, _box: None, outcome: Any, invoke_tool: object) -> None:
         """Tell the trusted side whether the submission loaded and defined invoke_tool."""
         self.ready = False
         if issubclass(type(outcome), BaseException):
@@ -245,23 +266,27 @@ class Guard:
         self.ready = True
         self.channel.send({"loaded": True, "problems": problems, "forbidden": self.forbidden})
 
-    def begin(self, _box, tools):
+    def begin(self, _box: None, tools: dict[str, object]) -> None:
+        assert self.records is not None
         self.records.tools = tools
         self.records.stubs = dict(tools)
 
-    def returned(self, _box, envelope):
+    def returned(self, _box: None, envelope: object) -> None:
+        assert self.records is not None
         self.records.envelopes.append(envelope)
         note_return(self.records, envelope)
         if len(self.records.envelopes) >= self.records.options.get("repeat", 1):
             self.describe()
 
-    def raised(self, _box, error):
+    def raised(self, _box: None, error: BaseException) -> None:
+        assert self.records is not None
         self.records.raised = error
         self.describe()
 
-    def describe(self):
+    def describe(self) -> None:
         """Describe the scenario now, as `invoke_tool` returns: no student code has run since."""
         records = self.records
+        assert records is not None
         raised = records.raised
         own = any(raised is error for error in records.thrown)  # a tool's, passed on
         if raised is not None and type(raised) is MemoryError and not own:
@@ -269,20 +294,21 @@ class Guard:
             return
         records.observation = describe(records, records.released)
 
-    def end(self, box):
+    def end(self, box: list[Any]) -> None:
         """Send the observation; hand the scenario's objects to the loop to let go of."""
         records, self.records = self.records, None
+        assert records is not None
         box[1] = [records, records.released]
         if records.observation is None:
             self.describe_late(records)
         if records.observation == MEMORY_REPLY:
             self.channel.send_text(MEMORY_REPLY)
             return
-        observation = records.observation
-        observation["forbidden"] = list(self.forbidden)
+        assert type(records.observation) is dict  # described, by describe_late if not before
+        observation: WorkerFacts = {**records.observation, "forbidden": list(self.forbidden)}
         self.channel.send({"observation": observation})
 
-    def describe_late(self, records):
+    def describe_late(self, records: Records) -> None:
         """Describe a scenario `invoke_tool` was never called in (a `repeat` of 0)."""
         self.records = records
         try:
@@ -290,7 +316,7 @@ class Guard:
         finally:
             self.records = None
 
-    def call(self, box, name):
+    def call(self, box: Any, name: object) -> BaseException | None:
         """Ask the trusted side what the tool does, do it, and leave the result in `box`."""
         records = self.records
         if type(box) is not list or len(box) != 2:
@@ -302,10 +328,10 @@ class Guard:
             records.arguments_shared = shares_with_request(records, arguments)
         # When it began to wait: the trusted side does not charge the student for its answer.
         self.channel.send({"call": name, "arguments": tag(arguments), "at": _monotonic()})
-        answer = self.channel.receive()
+        answer: ToolAnswer | None = self.channel.receive()
         if answer is None:
             os._exit(0)  # the trusted side has gone: nothing is left to report to
-        released = []
+        released: list[object] = []
         box[1] = released
         if answer.get("mutate"):
             mutate_deeply(arguments, released)
@@ -325,10 +351,10 @@ class Guard:
         return None
 
 
-def install():
+def install() -> None:
     """Read the first request, shut the worker in, and add the guard's hook."""
     channel = Channel()
-    hello = channel.receive()
+    hello: Hello = channel.receive()
     channel.key = hello["key"].encode("ascii")
     seal.shut_in(hello)
     own_files = frozenset(

@@ -4,9 +4,12 @@ Only the guard calls these functions, and only on objects it made itself or on a
 objects through exact built-in methods, so no student code runs while they do.
 """
 
+from __future__ import annotations
+
 import builtins
 import collections
 import decimal
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from grader.sandbox.inside.faults import (
     AmbiguousError,
@@ -33,8 +36,11 @@ from grader.sandbox.inside.faults import (
 )
 from grader.sandbox.inside.picture import untag
 
+if TYPE_CHECKING:
+    from grader.sandbox.inside.protocol import Tagged
+
 # Private built-ins: see grader/sandbox/inside/picture.py.
-__builtins__ = dict(vars(builtins))
+__builtins__ = dict(vars(builtins))  # type: ignore[assignment]
 
 # Bound now: a submission may replace these in their modules, or give a class in `faults` an
 # attribute lookup of its own, and the guard must not call what it put there.
@@ -47,8 +53,9 @@ _HIGH = Level.HIGH
 _ORDERED_DICT = collections.OrderedDict
 _DEFAULT_DICT = collections.defaultdict
 _DECIMAL = decimal.Decimal
+Made = TypeVar("Made")
 
-EXCEPTION_CLASSES = {
+EXCEPTION_CLASSES: dict[str, type[BaseException]] = {
     "invalid_input": InvalidInputError,
     "permission_denied": PermissionDeniedError,
     "not_found": NotFoundError,
@@ -104,14 +111,14 @@ MAKERS = frozenset(
 )
 
 
-def make_exception(kind, message):
+def make_exception(kind: str, message: str) -> BaseException:
     """Return a new exception of the named kind, carrying `message` in its args or notes."""
     if kind == "unicode_encode_error":
         return UnicodeEncodeError("utf-8", message, 0, 1, "surrogates not allowed")
     if kind == "exception_group":
         return ExceptionGroup(message, [_instance(InvalidInputError, message)])
     if kind == "chained":
-        error = _instance(RuntimeError, message)
+        error: BaseException = _instance(RuntimeError, message)
         _SET_CAUSE(error, _instance(InvalidInputError, message))
         return error
     if kind in _WRAPPED:  # the code must come from the class alone, never from what it carries
@@ -131,7 +138,7 @@ def make_exception(kind, message):
 
 
 # Exceptions that carry a misleading clue: (class, where the clue is).
-_WRAPPED = {
+_WRAPPED: dict[str, tuple[type[BaseException], str]] = {
     "code_attribute": (ValueError, "attribute"),
     "course_code_attribute": (NotFoundError, "attribute"),
     "caused_by_course": (ValueError, "cause"),
@@ -152,7 +159,7 @@ EXCEPTION_KINDS = frozenset(
 )
 
 
-def _with_clue(error, clue):
+def _with_clue(error: BaseException, clue: str) -> BaseException:
     """Give `error` a clue that names another code: an attribute, a cause, a context or a note."""
     if clue == "attribute":
         for name in ("code", "error", "error_code"):
@@ -167,26 +174,26 @@ def _with_clue(error, clue):
     return error
 
 
-def _instance(cls, *args):
+def _instance(cls: type[Made], *args: object) -> Made:
     """Make an instance of `cls` with its nearest built-in base's own `__new__` and `__init__`.
 
     A submission can give the classes in `faults` (or the course's) a `__new__` or `__init__` of
     its own; calling them would run student code inside the guard.
     """
     base = next(b for b in _MRO(cls) if not b.__flags__ & _HEAP_TYPE)
-    made = base.__new__(cls, *args)
+    made: Made = base.__new__(cls, *args)
     if base is not object:
         base.__init__(made, *args)
     return made
 
 
-def build(recipe):
+def build(recipe: Tagged) -> object:
     """Return a new value from a recipe: a tagged value, or a named maker for what JSON lacks."""
     maker = recipe.get("make")
     if maker is None:
         return untag(recipe)
     if maker == "deep_list":
-        value = []
+        value: list[Any] = []
         for _ in range(recipe["depth"] - 1):
             value = [value]
         return value
@@ -195,9 +202,9 @@ def build(recipe):
         value.append(value)
         return {"items": value}
     if maker == "dict_cycle":
-        value = {"name": "loop"}
-        value["self"] = value
-        return [value]
+        record: dict[str, object] = {"name": "loop"}
+        record["self"] = record
+        return [record]
     if maker == "shared_list":
         shared = [1, "two", {"three": 3.0}]
         return {"first": shared, "second": shared}
@@ -210,7 +217,7 @@ def build(recipe):
     return {"data": [_foreign(maker)]}
 
 
-def _foreign(maker):
+def _foreign(maker: str) -> object:
     """Return a value of a type outside the JSON vocabulary (classes bound at import, see above)."""
     if maker == "int_enum":
         return _HIGH
@@ -234,14 +241,15 @@ def _foreign(maker):
     return simple[maker]  # the trusted side names only makers of MAKERS (handlers.check_spec)
 
 
-def mutate_deeply(value, released):
+def mutate_deeply(value: object, released: list[object]) -> None:
     """Change every list and dict reachable from `value`, at every depth.
 
     Only exact built-in methods touch the nodes, and a cleared dict gains a plain `str` key, so
     no key's `__eq__` or `__hash__` runs. Whatever the change lets go of is appended to
     `released` instead of being freed here: a student's `__del__` must not run inside the guard.
     """
-    containers, stack = [], [value]
+    containers: list[Any] = []
+    stack: list[Any] = [value]
     while stack and len(containers) < 100_000:
         node = stack.pop()
         # issubclass on the real type: an object cannot fake it the way it can fake __class__.

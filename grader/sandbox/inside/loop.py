@@ -6,12 +6,21 @@ out, through `sys.audit` events that only the guard's hook answers; it takes the
 only from this loop's own frame, so a submission that sends them itself is refused.
 """
 
+from __future__ import annotations
+
 import builtins
 import contextlib
 import sys
 import types
+from typing import TYPE_CHECKING, Any
 
 from course.assemble import run_cells
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from typing import TextIO
+
+    Tool = Callable[[object], object]  # what invoke_tool is given for each tool
 
 # Private built-ins: a submission that patches `builtins` cannot change how this loop runs.
 __builtins__ = dict(vars(builtins))
@@ -19,15 +28,15 @@ __builtins__ = dict(vars(builtins))
 _STRIP = BaseException.with_traceback
 
 
-def serve():
+def serve() -> None:
     """Run requests until the trusted side closes the channel (everything inline: one frame)."""
     # Locals, bound before any student code runs: student code can reach this module's globals
     # (through a stand-in's __globals__ or this frame's f_globals), never this frame's locals.
     audit, modules, streams, stand_in = sys.audit, sys.modules, (sys.stdout, sys.stderr), tool
     module_type, run, flushing, get = types.ModuleType, run_cells, flush, dict.get
-    invoke_tool = None
+    invoke_tool: Any = None  # whatever the submission defined under that name
     while True:
-        box = [None, None]
+        box: list[Any] = [None, None]  # the guard puts the work in it
         audit("grader.next", box)
         message, box = box[0], None
         if message is None:
@@ -65,7 +74,7 @@ def serve():
         box = tools = request = keyword = message = None
 
 
-def flush(streams):
+def flush(streams: Iterable[TextIO]) -> None:
     """Flush what the student printed, here rather than in the guard: a stream may run code."""
     for stream in streams:
         # A broken stream must not stop the report.
@@ -73,15 +82,15 @@ def flush(streams):
             stream.flush()
 
 
-def tool(name, audit, falsy=False):
+def tool(name: str, audit: Callable[..., None], falsy: bool = False) -> Tool:
     """Return the callable that stands for one tool: each call is answered by the trusted side.
 
     With `falsy`, it is a callable object whose truth value is False: a handler is any callable,
     and `if not handler` must not take it for a missing one.
     """
 
-    def call(arguments):
-        box = [arguments, None]
+    def call(arguments: object) -> object:
+        box: list[object] = [arguments, None]  # the guard puts the result in it
         try:
             audit("grader.call", box, name)
         except BaseException as error:  # the tool's exception, raised for it by the guard
@@ -102,20 +111,20 @@ class FalsyTool:
 
     __slots__ = ("_call",)
 
-    def __init__(self, call):
+    def __init__(self, call: Tool) -> None:
         self._call = call
 
-    def __call__(self, arguments):
+    def __call__(self, arguments: object) -> object:
         return self._call(arguments)
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         return False
 
 
-def refuse(what):
+def refuse(what: str) -> Callable[..., None]:
     """Return a stand-in for a forbidden function: calling it is refused by the guard."""
 
-    def refused(*_args, **_kwargs):
+    def refused(*_args: object, **_kwargs: object) -> None:
         sys.audit("grader.forbid", what)
 
     return refused

@@ -16,20 +16,33 @@ Taking the picture never calls the object's own methods (no `__repr__`, `__iter_
 `__eq__` of a subclass), so a value cannot run code or hide its content while it is described.
 """
 
+from __future__ import annotations
+
 import builtins
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from grader.sandbox.inside.protocol import Tagged
 
 # The guard's modules are never reachable from student code, and they look up built-ins in this
 # private copy, so a submission that patches `builtins` cannot change how values are pictured.
-__builtins__ = dict(vars(builtins))
+# (mypy takes the name for the builtins module itself: this one line is not checked.)
+__builtins__ = dict(vars(builtins))  # type: ignore[assignment]
 
 MAX_DEPTH = 120
 MAX_NODES = 20_000
 MAX_STR = 200_000
 
 _TYPE_NAME = type.__dict__["__name__"]
-_PLAIN_SCALARS = {type(None): "none", bool: "bool", int: "int", float: "float", str: "str"}
-_SEQUENCES = {list: "list", tuple: "tuple", set: "set", frozenset: "frozenset"}
+_PLAIN_SCALARS: dict[type, str] = {
+    type(None): "none",
+    bool: "bool",
+    int: "int",
+    float: "float",
+    str: "str",
+}
+_SEQUENCES: dict[type, str] = {list: "list", tuple: "tuple", set: "set", frozenset: "frozenset"}
 
 
 @dataclass(frozen=True)
@@ -49,13 +62,13 @@ class Limit:
     prefix: str = ""
 
 
-def type_name(cls):
+def type_name(cls: type) -> str:
     """Return a class's own `__name__`, ignoring any metaclass trickery."""
     name = _TYPE_NAME.__get__(cls, type)
     return name if type(name) is str else "?"
 
 
-def tag(value):
+def tag(value: object) -> Tagged:
     """Return the tagged picture of `value`; it is plain JSON data of bounded depth and size."""
     return _Tagger().tag(value, 0)
 
@@ -63,10 +76,10 @@ def tag(value):
 class _Tagger:
     """Take one picture, counting nodes so a huge or cyclic value yields a bounded answer."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.nodes = 0
 
-    def tag(self, value, depth):
+    def tag(self, value: object, depth: int) -> Tagged:
         self.nodes += 1
         if self.nodes > MAX_NODES:
             return {"t": "many"}
@@ -81,7 +94,7 @@ class _Tagger:
             return self.mapping(value, depth)
         return self.other(kind, value, depth)
 
-    def scalar(self, name, value):
+    def scalar(self, name: str, value: Any) -> Tagged:
         if name == "none":
             return {"t": "none"}
         if name == "bool":
@@ -95,21 +108,21 @@ class _Tagger:
             return {"t": "cut", "v": text[:MAX_STR], "size": len(text)}
         return {"t": "str", "v": text}
 
-    def sequence(self, name, base, value, depth):
+    def sequence(self, name: str, base: Any, value: object, depth: int) -> Tagged:
         items = [self.tag(item, depth + 1) for item in base.__iter__(value)]
         return {"t": name, "v": items}
 
-    def mapping(self, value, depth):
+    def mapping(self, value: Any, depth: int) -> Tagged:
         pairs = [
             [self.tag(key, depth + 1), self.tag(item, depth + 1)] for key, item in dict.items(value)
         ]
         return {"t": "dict", "v": pairs}
 
-    def other(self, kind, value, depth):
+    def other(self, kind: type, value: object, depth: int) -> Tagged:
         """Describe a subclass by its base's content, and anything else by its type name only."""
         bases = (int, float, str, dict, list, tuple, set, frozenset)
         base = next((b for b in bases if issubclass(kind, b)), None)
-        picture = {"t": "other", "type": type_name(kind), "base": None, "v": None}
+        picture: Tagged = {"t": "other", "type": type_name(kind), "base": None, "v": None}
         if base is dict:
             picture.update(base="dict", v=self.mapping(value, depth))
         elif base in _SEQUENCES:
@@ -120,7 +133,7 @@ class _Tagger:
         return picture
 
 
-def untag(tagged):
+def untag(tagged: Tagged) -> Any:
     """Rebuild the value a tagged picture describes, with the exact built-in types it names."""
     kind = tagged["t"]
     if kind == "none":

@@ -13,7 +13,7 @@ read these declarations, so a field is named and typed in one place.
 Standard library only: the worker imports it too.
 """
 
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict, final
 
 Tagged = dict[str, Any]  # a tagged picture of a value (picture.py)
 
@@ -53,6 +53,9 @@ class RunRequest(TypedDict):
     max_result_bytes: NotRequired[int]
 
 
+# The worker's messages are final: a reply holds no key but its own, so which one it is shows
+# by the keys it has ("call" in a message makes it a ToolCall).
+@final
 class LoadReply(TypedDict):
     loaded: bool
     reason: NotRequired[str]
@@ -60,6 +63,7 @@ class LoadReply(TypedDict):
     forbidden: list[str]
 
 
+@final
 class ToolCall(TypedDict):
     """A tool was called: the trusted side counts it and says what the tool does."""
 
@@ -92,7 +96,7 @@ class RaisedFact(TypedDict):
     changed: NotRequired[list[str]]  # what it carried that changed on the way out
 
 
-class WorkerFacts(TypedDict):
+class ScenarioFacts(TypedDict):
     """What only the scenario's objects could show, measured as invoke_tool returned."""
 
     envelopes: list[Tagged]
@@ -107,15 +111,27 @@ class WorkerFacts(TypedDict):
     arguments_shared: bool  # a tool was given an object the request holds or held
     fixtures_after: NotRequired[dict[str, Tagged]]  # with mutate_value
     request_after_mutation: NotRequired[Tagged]  # with mutate_value
+
+
+class WorkerFacts(ScenarioFacts):
+    """The worker's part of an observation: the scenario's facts, and what the code was refused."""
+
     forbidden: list[str]
 
 
+@final
 class ObservationReply(TypedDict):
     observation: WorkerFacts
 
 
+@final
 class ErrorReply(TypedDict):
     error: str
+
+
+JobMessage = Hello | LoadRequest | RunRequest | ToolAnswer  # everything the job writes
+Reply = LoadReply | ObservationReply | ErrorReply  # what ends a request
+WorkerMessage = Reply | ToolCall  # everything the worker writes (MEMORY_REPLY aside)
 
 
 class ToolboxFacts(TypedDict):

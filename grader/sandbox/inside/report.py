@@ -7,14 +7,20 @@ list with a tool's data) are measured here; calls and received arguments are cou
 trusted side, which merges both into one observation.
 """
 
+from __future__ import annotations
+
 import builtins
 import sys
+from typing import TYPE_CHECKING, Any
 
 from grader.sandbox.inside.kinds import mutate_deeply
 from grader.sandbox.inside.picture import tag, type_name
 
+if TYPE_CHECKING:
+    from grader.sandbox.inside.protocol import RaisedFact, RunRequest, ScenarioFacts
+
 # Private built-ins: see grader/sandbox/inside/picture.py.
-__builtins__ = dict(vars(builtins))
+__builtins__ = dict(vars(builtins))  # type: ignore[assignment]
 
 _SCALARS = (type(None), bool, int, float, str)
 _SEQUENCES = (list, tuple, set, frozenset)
@@ -26,30 +32,31 @@ _RECURSION_FOR_REPORTS = 2_000
 class Records:
     """Everything one scenario handed out and got back, kept by the guard."""
 
-    def __init__(self, request, options):
+    def __init__(self, request: object, options: RunRequest) -> None:
         self.request = request
         self.request_before = tag(request)
         # The request's lists and dicts as handed in, kept alive so that their ids stay theirs:
         # one taken out of the request (a popped "arguments") is still the caller's.
         self.request_held = _held(request)
         self.options = options
-        self.fixtures = {}  # tool name -> the very object a tool holds
-        self.tools = None  # the dict given to invoke_tool
-        self.stubs = {}  # tool name -> the callable put in it
-        self.handed = []  # every value a tool call returned
-        self.thrown = []  # every exception a tool call raised
-        self.thrown_states = []  # what each of those carried when it was raised
-        self.envelopes = []
+        self.fixtures: dict[str, object] = {}  # tool name -> the very object a tool holds
+        self.tools: object = None  # the dict given to invoke_tool
+        self.stubs: dict[str, object] = {}  # tool name -> the callable put in it
+        self.handed: list[object] = []  # every value a tool call returned
+        self.thrown: list[BaseException] = []  # every exception a tool call raised
+        self.thrown_states: list[ExceptionState] = []  # what each carried when it was raised
+        self.envelopes: list[Any] = []  # as invoke_tool returned them: read by exact methods
         # Each envelope's value as invoke_tool returned it, with the ids of its lists and dicts
         # then: a later call that reuses the envelope cannot hide the earlier value.
-        self.returned_values = []
-        self.raised = None
-        self.observation = None  # described as invoke_tool returns, sent at the scenario's end
-        self.released = []  # what describing let go of, for the loop to free
+        self.returned_values: list[tuple[object, set[int]]] = []
+        self.raised: BaseException | None = None
+        # Described as invoke_tool returns (or MEMORY_REPLY), sent at the scenario's end.
+        self.observation: ScenarioFacts | str | None = None
+        self.released: list[object] = []  # what describing let go of, for the loop to free
         self.arguments_shared = False  # a tool was given an object the request holds
 
 
-def describe(records, released):
+def describe(records: Records, released: list[object]) -> ScenarioFacts:
     """Return the worker's part of the observation; changes the envelopes if asked to."""
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, _RECURSION_FOR_REPORTS))
@@ -59,20 +66,20 @@ def describe(records, released):
         sys.setrecursionlimit(limit)
 
 
-def _describe(records, released):
+def _describe(records: Records, released: list[object]) -> ScenarioFacts:
     envelopes, request = records.envelopes, records.request
-    observation = {
+    observation: ScenarioFacts = {
         "envelopes": [tag(envelope) for envelope in envelopes],
         "raised": _describe_raised(records),
-        "request_after": tag(request),
+        "request_after": (request_after := tag(request)),
         "tools_changed": _tools_changed(records),
         "reused_object": any(_is_input(envelope, records) for envelope in envelopes),
         "same_envelope": len(envelopes) > 1 and envelopes[0] is envelopes[1],
         "value_shared": _value_shared(records),
         "value_reused": _value_reused(records),
+        "request_changed": request_after != records.request_before,
+        "arguments_shared": records.arguments_shared,
     }
-    observation["request_changed"] = observation["request_after"] != records.request_before
-    observation["arguments_shared"] = records.arguments_shared
     if records.options.get("mutate_value"):
         for envelope in envelopes:
             if issubclass(type(envelope), dict):
@@ -84,12 +91,12 @@ def _describe(records, released):
     return observation
 
 
-def _describe_raised(records):
+def _describe_raised(records: Records) -> RaisedFact | None:
     raised = records.raised
     if raised is None:
         return None
     found = [i for i, error in enumerate(records.thrown) if raised is error]
-    described = {"type": type_name(type(raised)), "same_object": bool(found)}
+    described: RaisedFact = {"type": type_name(type(raised)), "same_object": bool(found)}
     if found:
         # Rule 8: the very same object, unchanged: what it carried, it still carries.
         before, now = records.thrown_states[found[0]], exception_state(raised)
@@ -106,43 +113,46 @@ _CAUSE = BaseException.__dict__["__cause__"].__get__
 _SUPPRESS = BaseException.__dict__["__suppress_context__"].__get__
 _INSTANCE_DICT = BaseException.__dict__["__dict__"].__get__
 _STATE_NAMES = ("args", "notes", "note_count", "cause", "suppress_context")
+# An exception's args, __notes__, how many notes, __cause__ and __suppress_context__.
+ExceptionState = tuple[object, object, int, object, object]
 
 
-def exception_state(error):
+def exception_state(error: BaseException) -> ExceptionState:
     """Return what an exception carries, read through BaseException's own descriptors only."""
     notes = dict.get(_INSTANCE_DICT(error), "__notes__")
     count = list.__len__(notes) if type(notes) is list else -1
     return (_ARGS(error), notes, count, _CAUSE(error), _SUPPRESS(error))
 
 
-def _tools_changed(records):
+def _tools_changed(records: Records) -> bool:
     tools, stubs = records.tools, records.stubs
     if type(tools) is not dict or list(dict.keys(tools)) != list(stubs):
         return True
     return any(dict.get(tools, name) is not stub for name, stub in stubs.items())
 
 
-def _is_input(envelope, records):
+def _is_input(envelope: object, records: Records) -> bool:
     request = records.request
     arguments = dict.get(request, "arguments") if type(request) is dict else None
     return envelope is request or envelope is records.tools or envelope is arguments
 
 
-def shares_with_request(records, arguments):
+def shares_with_request(records: Records, arguments: object) -> bool:
     """Say whether `arguments` (given to a tool) holds a list or dict the request holds or held."""
     request = records.request_held.keys() | _containers(records.request)
     return bool(_containers(arguments) & request)
 
 
-def note_return(records, envelope):
+def note_return(records: Records, envelope: Any) -> None:
     """Keep the value an envelope carries as invoke_tool returns it, with its containers' ids."""
     value = dict.get(envelope, "value") if issubclass(type(envelope), dict) else None
     records.returned_values.append((value, _containers(value)))
 
 
-def _held(value):
+def _held(value: object) -> dict[int, object]:
     """Return every non-scalar object reachable from `value` through lists and dicts, by id."""
-    found, stack = {}, [value]
+    found: dict[int, object] = {}
+    stack: list[Any] = [value]
     while stack and len(found) < _WALK_LIMIT:
         node = stack.pop()
         kind = type(node)
@@ -159,12 +169,12 @@ def _held(value):
     return found
 
 
-def _containers(value):
+def _containers(value: object) -> set[int]:
     """Return the ids of every non-scalar object reachable from `value` through lists and dicts."""
     return set(_held(value))
 
 
-def _value_shared(records):
+def _value_shared(records: Records) -> bool:
     """Say whether a returned value shares an object with the request or a tool's objects."""
     held = records.request_held.keys() | _containers(records.request)
     for fixture in records.fixtures.values():
@@ -175,9 +185,9 @@ def _value_shared(records):
     return any(held & found for _value, found in records.returned_values)
 
 
-def _value_reused(records):
+def _value_reused(records: Records) -> bool:
     """Say whether two calls' values share a list or dict (a cache, a memo kept across calls)."""
-    seen = set()
+    seen: set[int] = set()
     for _value, found in records.returned_values:
         if seen & found:
             return True

@@ -4,10 +4,16 @@ Only the guard imports this module; like the rest of the guard's code it is neve
 from student code.
 """
 
+from __future__ import annotations
+
 import builtins
+from typing import Any
 
 # Private built-ins: see grader/sandbox/inside/picture.py.
-__builtins__ = dict(vars(builtins))
+__builtins__ = dict(vars(builtins))  # type: ignore[assignment]
+
+# What `snapshot` keeps of a module: its globals and its private built-ins, as they were.
+Snapshot = tuple[dict[str, Any], dict[str, Any]]
 
 # Events refused whenever student code raises them, with how the message names them.
 REFUSED = {
@@ -48,13 +54,13 @@ LOOP_EVENTS = frozenset(
 )
 
 
-def snapshot(namespace):
+def snapshot(namespace: dict[str, Any]) -> Snapshot:
     """Return copies of a module's globals and of its private built-ins, to compare with later."""
     builtins_copy = dict.get(namespace, "__builtins__")
     return dict(namespace), dict(builtins_copy) if type(builtins_copy) is dict else {}
 
 
-def unchanged(namespace, snapshot):
+def unchanged(namespace: dict[str, Any], snapshot: Snapshot) -> bool:
     """Say whether `namespace` (and its built-ins) hold the very objects of `snapshot`.
 
     Exact-type checks and lookups of exact `str` keys only: a key a submission added could be a

@@ -5,13 +5,19 @@ grader's code has run, so it may import what it needs (the new user may not be a
 Python installation afterwards).
 """
 
+from __future__ import annotations
+
 import os
 import resource
 import sys
+from typing import TYPE_CHECKING, Any
 
 from grader.sandbox.inside import syscalls
 from grader.sandbox.inside.channel import REPLY_FD, REQUEST_FD
 from grader.sandbox.inside.loop import refuse
+
+if TYPE_CHECKING:
+    from grader.sandbox.inside.protocol import Hello
 
 _LIMITS = {
     "cpu_seconds": resource.RLIMIT_CPU,
@@ -45,13 +51,14 @@ _PRELOAD = (
 )
 
 
-def shut_in(hello):
+def shut_in(hello: Hello) -> None:
     """Apply what the first request asks for: the user to become, limits, the seccomp filter."""
     _keep_only_the_channel()
     _refuse_threads_and_signals()
-    if hello.get("uid") is not None:
+    uid = hello.get("uid")
+    if uid is not None:
         parent = os.getppid()
-        _become(hello["uid"])  # switching from root gives up every capability
+        _become(uid)  # switching from root gives up every capability
         # ...and the kernel's promise to kill it with its parent: ask again.
         syscalls.die_with_parent()
         if os.getppid() != parent:  # the parent died before the promise was renewed
@@ -64,14 +71,14 @@ def shut_in(hello):
         syscalls.install(bytes.fromhex(hello["seccomp"]))
 
 
-def _keep_only_the_channel():
+def _keep_only_the_channel() -> None:
     """Close every other inherited descriptor and keep the channel's from later programs."""
     os.closerange(REPLY_FD + 1, 1024)
     for fd in (REQUEST_FD, REPLY_FD):
         os.set_inheritable(fd, False)
 
 
-def _refuse_threads_and_signals():
+def _refuse_threads_and_signals() -> None:
     """Replace the functions that start threads or install signal handlers with refusals.
 
     A signal handler or a thread could run student code while the guard works. The late seccomp
@@ -87,12 +94,14 @@ def _refuse_threads_and_signals():
             if hasattr(module, name):
                 setattr(module, name, refused_thread)
     refused_signal = refuse("installing a signal handler")
-    for module in (signal, sys.modules.get("_signal")):
-        if module is not None:
-            module.signal = refused_signal
+    # Any to mypy, which cannot tell that each of these modules has a `signal` to replace.
+    signal_modules: tuple[Any, ...] = (signal, sys.modules.get("_signal"))
+    for signals in signal_modules:
+        if signals is not None:
+            signals.signal = refused_signal
 
 
-def hide_grader_modules():
+def hide_grader_modules() -> None:
     """Take the grader's modules out of sys.modules: importing them again gives unused copies.
 
     ctypes goes too: the guard imported it for the seccomp filter, and refuses it from now on.
@@ -102,7 +111,7 @@ def hide_grader_modules():
             del sys.modules[name]
 
 
-def _become(uid):
+def _become(uid: int) -> None:
     """Switch to `uid` for good, giving up root and every supplementary group."""
     if not _readable_by_everyone(sys.base_prefix):
         for name in _PRELOAD:
@@ -114,7 +123,7 @@ def _become(uid):
         raise SystemExit("the worker could not switch to its own user")
 
 
-def _readable_by_everyone(folder):
+def _readable_by_everyone(folder: str) -> bool:
     """Say whether every user can reach `folder` (each folder on the way lets others in)."""
     path = os.path.realpath(folder)
     while True:

@@ -1,5 +1,7 @@
 """Apply a seccomp program to the worker itself, before any student code runs (stdlib only)."""
 
+from __future__ import annotations
+
 import ctypes
 
 PR_SET_NO_NEW_PRIVS = 38
@@ -20,7 +22,7 @@ class _Program(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_Instruction))]
 
 
-def install(program):
+def install(program: bytes) -> None:
     """Apply the BPF `program` (bytes of 8-byte instructions) to this process, for good."""
     count = len(program) // ctypes.sizeof(_Instruction)
     instructions = (_Instruction * count).from_buffer_copy(program)
@@ -44,21 +46,21 @@ PR_CAPBSET_DROP = 24
 _LAST_CAPABILITY = 63
 
 
-def _libc():
+def _libc() -> ctypes.CDLL:
     return ctypes.CDLL(None, use_errno=True)
 
 
-def _check(result, what):
+def _check(result: int, what: str) -> None:
     if result != 0:
         raise OSError(ctypes.get_errno(), what)
 
 
-def die_with_parent():
+def die_with_parent() -> None:
     """Have the kernel kill this process when its parent (the fork server) dies."""
     _check(_libc().prctl(PR_SET_PDEATHSIG, 9, 0, 0, 0), "the worker could not follow its parent")
 
 
-def private_mounts():
+def private_mounts() -> None:
     """Give this process its own mounts and IPC: fresh, size-limited tmpfs at PRIVATE_MOUNTS.
 
     Nothing a student leaves there outlives the worker: the mounts go with its namespace, so
@@ -85,7 +87,7 @@ class _CapData(ctypes.Structure):
     ]
 
 
-def drop_capabilities():
+def drop_capabilities() -> None:
     """Give up every capability, for good: a worker that stays uid 0 (in a user namespace)."""
     libc = _libc()
     for capability in range(_LAST_CAPABILITY + 1):

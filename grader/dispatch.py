@@ -14,8 +14,13 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+
+from grader.jobfiles import JobEntry, JobInput, JobSettings
+from grader.model import Submission
+from grader.sandbox.inside.protocol import CodeUnitMessage
 
 NOTIFY_VARIABLE = "GRADER_NOTIFY_FD"  # where a job finds the notification pipe
 FACTS = "facts.json"  # what a job writes beside its results once its hidden tests are collected
@@ -30,7 +35,7 @@ class JobProcess:
 
     number: int
     indexes: list[int]
-    process: subprocess.Popen
+    process: subprocess.Popen[bytes]
     log: Path
     pidfd: int | None = None
     next: int = 0  # position in `indexes` of the first result not yet delivered
@@ -40,7 +45,9 @@ class JobProcess:
 class Jobs:
     """The job processes of one run and the pipe they notify on."""
 
-    def __init__(self, submissions, count, settings, folder):
+    def __init__(
+        self, submissions: Sequence[Submission], count: int, settings: JobSettings, folder: Path
+    ) -> None:
         """Start `count` jobs over `submissions`, dealt out in turn, each with `settings`.
 
         `settings` is the job input's own part (limits and isolation: see grader.job).
@@ -56,17 +63,25 @@ class Jobs:
         finally:
             os.close(notify_write)
 
-    def _start(self, number, count, submissions, settings, notify_write):
+    def _start(
+        self,
+        number: int,
+        count: int,
+        submissions: Sequence[Submission],
+        settings: JobSettings,
+        notify_write: int,
+    ) -> JobProcess:
         indexes = list(range(number, len(submissions), count))
         entries = [_entry(index, submissions[index]) for index in indexes]
         input_path = self.folder / f"job-{number}.json"
-        input_path.write_text(json.dumps({**settings, "submissions": entries}), "utf-8")
+        job_input: JobInput = {**settings, "submissions": entries}
+        input_path.write_text(json.dumps(job_input), "utf-8")
         log = self.folder / f"job-{number}.log"
         arguments = [str(input_path), str(self.folder / "results")]
         process = run_job(arguments, log, notify_write)
         return JobProcess(number, indexes, process, log, _pidfd(process.pid))
 
-    def wait(self):
+    def wait(self) -> None:
         """Sleep until a job has news (a result, its facts) or has ended."""
         pidfds = [job.pidfd for job in self.jobs if not job.ended and job.pidfd is not None]
         everyone_watched = len(pidfds) == sum(not job.ended for job in self.jobs)
@@ -75,11 +90,11 @@ class Jobs:
         if self.notify_read in ready:
             os.read(self.notify_read, 1 << 16)
 
-    def ended(self):
+    def ended(self) -> list[JobProcess]:
         """Return the jobs whose process has ended and that were not dealt with yet."""
         return [job for job in self.jobs if not job.ended and job.process.poll() is not None]
 
-    def stop(self):
+    def stop(self) -> None:
         """Stop every running job: SIGTERM lets it stop its workers first, SIGKILL if it lingers."""
         for job in self.jobs:
             if job.process.poll() is None:
@@ -92,7 +107,7 @@ class Jobs:
                 job.process.kill()
                 job.process.wait()
 
-    def close(self):
+    def close(self) -> None:
         """Wait for every job and let go of the descriptors."""
         for job in self.jobs:
             job.process.wait()
@@ -102,7 +117,7 @@ class Jobs:
         os.close(self.notify_read)
 
 
-def _pidfd(pid):
+def _pidfd(pid: int) -> int | None:
     """Return a descriptor that becomes readable when process `pid` ends, or None."""
     try:
         return os.pidfd_open(pid)
@@ -110,7 +125,9 @@ def _pidfd(pid):
         return None
 
 
-def run_job(arguments, log_path, notify_fd=None):
+def run_job(
+    arguments: list[str], log_path: Path, notify_fd: int | None = None
+) -> subprocess.Popen[bytes]:
     """Start `python -m grader.job` with its output going to a log file."""
     # Plugins installed for other reasons (anyio, from Jupyter) would only slow the job down.
     # The job stops by itself if this process dies (see grader.job.stop_with_parent).
@@ -130,7 +147,7 @@ def run_job(arguments, log_path, notify_fd=None):
         )
 
 
-def notifier():
+def notifier() -> Callable[[], None]:
     """In a job: return what tells the parent that a file is ready (does nothing if unasked)."""
     fd = os.environ.get(NOTIFY_VARIABLE)
     if fd is None or not fd.isdigit():
@@ -139,7 +156,7 @@ def notifier():
     with contextlib.suppress(OSError):
         os.set_blocking(number, False)
 
-    def notify():
+    def notify() -> None:
         # A full pipe means the parent already has wake-ups waiting: nothing is lost.
         with contextlib.suppress(OSError):
             os.write(number, b".")
@@ -147,7 +164,7 @@ def notifier():
     return notify
 
 
-def how_it_ended(code):
+def how_it_ended(code: int) -> str:
     """Say how a job process ended, from its return code."""
     if code < 0:
         try:
@@ -157,7 +174,7 @@ def how_it_ended(code):
     return f"ended with exit code {code}"
 
 
-def keep_log(log, log_dir):
+def keep_log(log: Path, log_dir: Path | None) -> Path | None:
     """Copy the end of a job's log into `log_dir`; return the copy's path, or None."""
     if log_dir is None:
         return None
@@ -177,6 +194,9 @@ def keep_log(log, log_dir):
     return kept
 
 
-def _entry(index, submission):
-    units = [asdict(unit) for unit in submission.units]
+def _entry(index: int, submission: Submission) -> JobEntry:
+    units: list[CodeUnitMessage] = [
+        {"label": unit.label, "filename": unit.filename, "source": unit.source}
+        for unit in submission.units
+    ]
     return {"key": index, "units": units, "error": submission.error}

@@ -19,10 +19,13 @@ import sys
 import threading
 import time
 from pathlib import Path
+from types import FrameType
+from typing import NoReturn
 
 import pytest
 
 from grader.dispatch import FACTS, notifier
+from grader.jobfiles import CatalogueEntry, FactsFile, GradingEntry, JobInput, ResultFile
 from grader.model import CodeUnit, Limits
 from grader.paths import HIDDEN_CONFIG, HIDDEN_TESTS
 from grader.plugin import GradingPlugin
@@ -34,7 +37,7 @@ PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 PARENT_POLL_SECONDS = 0.5
 
 
-def stop_with_parent():
+def stop_with_parent() -> None:
     """Stop this job cleanly on SIGTERM or SIGINT, and get SIGTERM when its parent dies.
 
     Stopping raises KeyboardInterrupt, which pytest lets through, so the running submission's
@@ -49,30 +52,31 @@ def stop_with_parent():
         os.kill(os.getpid(), signal.SIGTERM)
 
 
-def _interrupt(_number, _frame):
+def _interrupt(_number: int, _frame: FrameType | None) -> NoReturn:
     # One stop is enough: a second signal must not cut short the cleanup of the first.
     for number in (signal.SIGTERM, signal.SIGINT):
         signal.signal(number, signal.SIG_IGN)
     raise KeyboardInterrupt
 
 
-def _ask_kernel_for_death_signal():
+def _ask_kernel_for_death_signal() -> bool:
     """Ask Linux to send SIGTERM when the parent dies; say whether it agreed."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) == 0
+        status: int = libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        return status == 0
     except (OSError, AttributeError):
         return False
 
 
-def _watch_parent(parent):
+def _watch_parent(parent: int) -> None:
     """Where the kernel cannot help: poll until the parent is gone, then stop."""
     while os.getppid() == parent:
         time.sleep(PARENT_POLL_SECONDS)
     os.kill(os.getpid(), signal.SIGTERM)
 
 
-def pytest_arguments(collect_only=False):
+def pytest_arguments(collect_only: bool = False) -> list[str]:
     """Return the arguments of the job's pytest session: quiet, with the suite's own config file."""
     arguments = [
         str(HIDDEN_TESTS),
@@ -95,7 +99,7 @@ def pytest_arguments(collect_only=False):
     return [*arguments, "--collect-only"] if collect_only else arguments
 
 
-def write_json(path, data):
+def write_json(path: str | Path, data: ResultFile | FactsFile | list[CatalogueEntry]) -> None:
     """Write JSON to `path` atomically: readers see the whole file or no file."""
     path = Path(path)
     partial = path.with_name(path.name + ".partial")
@@ -103,7 +107,7 @@ def write_json(path, data):
     os.replace(partial, path)
 
 
-def read_entries(data):
+def read_entries(data: JobInput) -> list[GradingEntry]:
     """Turn the job's input into the plugin's entries."""
     return [
         {
@@ -115,13 +119,13 @@ def read_entries(data):
     ]
 
 
-def grade(input_path, output_dir):
+def grade(input_path: str, output_dir: str) -> int:
     """Run the hidden tests for every submission listed in the input file."""
-    data = json.loads(Path(input_path).read_text(encoding="utf-8"))
+    data: JobInput = json.loads(Path(input_path).read_text(encoding="utf-8"))
 
     notify = notifier()
 
-    def on_finished(key, result):
+    def on_finished(key: str, result: ResultFile) -> None:
         write_json(Path(output_dir) / f"{key}.json", result)
         notify()
 
@@ -131,8 +135,8 @@ def grade(input_path, output_dir):
     # One runtime copy and one warm fork server per job: every worker is forked from it.
     with ForkServer.open(wanted) as server:
 
-        def on_collected(catalogue):
-            facts = {"catalogue": catalogue, "isolation": describe(server.isolation)}
+        def on_collected(catalogue: list[CatalogueEntry]) -> None:
+            facts: FactsFile = {"catalogue": catalogue, "isolation": describe(server.isolation)}
             write_json(Path(output_dir) / FACTS, facts)
             notify()
 
@@ -140,15 +144,19 @@ def grade(input_path, output_dir):
         return pytest.main(pytest_arguments(), plugins=[plugin])
 
 
-def list_tests(output_path):
+def list_tests(output_path: str) -> int:
     """Write the catalogue of hidden tests without running any."""
-    plugin = GradingPlugin([], Limits(), on_finished=None)
+    plugin = GradingPlugin([], Limits(), on_finished=_nothing_to_grade)
     code = pytest.main(pytest_arguments(collect_only=True), plugins=[plugin])
     write_json(output_path, plugin.catalogue)
     return code
 
 
-def main(argv):
+def _nothing_to_grade(_key: str, _result: ResultFile) -> None:
+    """Listing grades nobody: no result ever comes."""
+
+
+def main(argv: list[str]) -> int:
     """Dispatch on the command line; the exit status is pytest's."""
     stop_with_parent()
     if argv[1] == "--list":

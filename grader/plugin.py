@@ -7,17 +7,26 @@ time. Outcomes are plain data, handed to `on_finished` as soon as a submission i
 """
 
 import inspect
+from collections.abc import Callable, Sequence
 
 import pytest
 
-from grader.model import NOT_JUDGED, RUN_STATUSES, NotJudged
+from grader.jobfiles import (
+    CatalogueEntry,
+    DetailedOutcome,
+    GradingEntry,
+    OutcomeData,
+    ResultFile,
+)
+from grader.model import NOT_JUDGED, RUN_STATUSES, Limits, NotJudged
 from grader.sandbox.client import SandboxProblem
+from grader.sandbox.forkserver import ForkServer
 from grader.sandbox.session import LoadFailure, SubmissionSession
 
-PLUGIN_KEY = pytest.StashKey()
+PLUGIN_KEY: "pytest.StashKey[GradingPlugin]" = pytest.StashKey()
 
 
-def describe(item):
+def describe(item: pytest.Function) -> CatalogueEntry:
     """Return the catalogue entry of a hidden test: its id, category and student-facing sentence."""
     categories = [marker.args[0] for marker in item.iter_markers("category")]
     category = categories[0] if len(categories) == 1 else "uncategorised"
@@ -33,7 +42,15 @@ def describe(item):
     }
 
 
-def status_of_error(error):
+def hidden_test_functions(items: Sequence[pytest.Item]) -> list[pytest.Function]:
+    """Return the collected hidden tests, each a test function: any other item is a mistake."""
+    others = [item.nodeid for item in items if not isinstance(item, pytest.Function)]
+    if others:
+        raise pytest.UsageError(f"hidden tests {', '.join(others)} are not test functions")
+    return [item for item in items if isinstance(item, pytest.Function)]
+
+
+def status_of_error(error: BaseException) -> str:
     """Return the test status an exception raised by a hidden test stands for."""
     if isinstance(error, SandboxProblem):
         return error.status
@@ -44,7 +61,7 @@ def status_of_error(error):
     return "error"
 
 
-def direct_arguments(item):
+def direct_arguments(item: pytest.Function) -> tuple[str, ...]:
     """Return the arguments a hidden test takes: `submission` and its parameters, nothing else.
 
     Each test is then called directly, which is much cheaper than pytest's full run protocol
@@ -65,7 +82,14 @@ def direct_arguments(item):
 class GradingPlugin:
     """Runs the collected hidden tests for each submission in turn."""
 
-    def __init__(self, entries, limits, on_finished, server=None, on_collected=None):
+    def __init__(
+        self,
+        entries: Sequence[GradingEntry],
+        limits: Limits,
+        on_finished: Callable[[str, ResultFile], None],
+        server: ForkServer | None = None,
+        on_collected: Callable[[list[CatalogueEntry]], None] | None = None,
+    ) -> None:
         """`entries` are dicts with key, units (CodeUnits) and error; `on_finished(key, result)`.
 
         `server` is the job's ForkServer; None only when nothing is graded (listing the tests).
@@ -76,33 +100,37 @@ class GradingPlugin:
         self.server = server
         self.on_collected = on_collected
         self.on_finished = on_finished
-        self.catalogue = []
-        self.current = None
+        self.catalogue: list[CatalogueEntry] = []
+        self.current: SubmissionSession | None = None
 
-    def pytest_configure(self, config):
+    def pytest_configure(self, config: pytest.Config) -> None:
         config.stash[PLUGIN_KEY] = self
 
-    def pytest_collection_finish(self, session):
-        self.catalogue = [describe(item) for item in session.items]
-        self.direct = [direct_arguments(item) for item in session.items]
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self.tests = hidden_test_functions(session.items)
+        self.catalogue = [describe(item) for item in self.tests]
+        self.direct = [direct_arguments(item) for item in self.tests]
         if self.on_collected is not None:
             self.on_collected(self.catalogue)
 
     @pytest.hookimpl(tryfirst=True)
-    def pytest_runtestloop(self, session):
+    def pytest_runtestloop(self, session: pytest.Session) -> bool | None:
         if session.config.option.collectonly:
             return None
         for serial, entry in enumerate(self.entries):
-            self.on_finished(entry["key"], self.run_submission(session.items, entry, serial))
+            self.on_finished(entry["key"], self.run_submission(self.tests, entry, serial))
         return True
 
-    def run_submission(self, items, entry, serial=0):
+    def run_submission(
+        self, items: Sequence[pytest.Function], entry: GradingEntry, serial: int = 0
+    ) -> ResultFile:
         """Run every item for one submission and return its result as plain data.
 
         `serial` numbers the submission in this job, so its workers get a user id of their own.
         """
         if entry["error"] is not None:
             return self.result_for_all("error", "unreadable", entry["error"])
+        assert self.server is not None  # only a listing of the tests has none, and grades nobody
         session = SubmissionSession(entry["units"], self.limits, self.server, serial)
         try:
             session.start()
@@ -111,12 +139,16 @@ class GradingPlugin:
             status = failure.status if failure.status in RUN_STATUSES else "error"
             return self.result_for_all(failure.status, status, failure.reason, session.spent)
         self.current = session
-        outcomes = []
+        outcomes: list[OutcomeData] = []
         try:
             for index, item in enumerate(items):
                 status, detail = self.run_directly(item, self.direct[index], session)
-                outcome = dict(self.catalogue[index], status=status, detail=detail)
-                outcome["output"] = session.take_output()
+                outcome: DetailedOutcome = {
+                    **self.catalogue[index],
+                    "status": status,
+                    "detail": detail,
+                    "output": session.take_output(),
+                }
                 outcomes.append(outcome)
         finally:
             session.stop()
@@ -124,7 +156,9 @@ class GradingPlugin:
         return self.finish(session, outcomes)
 
     @staticmethod
-    def run_directly(item, names, session):
+    def run_directly(
+        item: pytest.Function, names: tuple[str, ...], session: SubmissionSession
+    ) -> tuple[str, str]:
         """Call a test needing only the submission and its parameters; return (status, detail)."""
         params = item.callspec.params if hasattr(item, "callspec") else {}
         arguments = {name: session if name == "submission" else params[name] for name in names}
@@ -135,7 +169,7 @@ class GradingPlugin:
             return status_of_error(error), str(error)[:2000]
         return "passed", ""
 
-    def finish(self, session, outcomes):
+    def finish(self, session: SubmissionSession, outcomes: list[OutcomeData]) -> ResultFile:
         """Return the result of a submission whose tests all ran."""
         notes = " ".join(session.problems)
         if session.out_of_time():
@@ -156,7 +190,11 @@ class GradingPlugin:
             "seconds": session.spent,
         }
 
-    def result_for_all(self, test_status, status, reason, seconds=None):
+    def result_for_all(
+        self, test_status: str, status: str, reason: str, seconds: float | None = None
+    ) -> ResultFile:
         """Return a result in which every hidden test ended with the same status."""
-        outcomes = [dict(entry, status=test_status, output="") for entry in self.catalogue]
+        outcomes: list[OutcomeData] = [
+            {**entry, "status": test_status, "output": ""} for entry in self.catalogue
+        ]
         return {"status": status, "reason": reason, "outcomes": outcomes, "seconds": seconds}

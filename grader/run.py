@@ -13,12 +13,14 @@ job processes.)
 
 import json
 import sys
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import overload
 
 from grader import dispatch
 from grader.dispatch import FACTS
+from grader.jobfiles import CatalogueEntry, FactsFile, JobSettings, ResultFile, limits_data
 from grader.model import HiddenTest, JobFacts, Limits, RunResult, Submission, TestOutcome
 from grader.sandbox.cleanup import temporary_folder
 
@@ -47,14 +49,14 @@ class RunSettings:
     isolation: str = "auto"
 
 
-def hidden_tests_of(catalogue) -> tuple[HiddenTest, ...]:
+def hidden_tests_of(catalogue: Iterable[CatalogueEntry]) -> tuple[HiddenTest, ...]:
     """Return the hidden tests a catalogue (as a job writes it: plain dicts) lists."""
     return tuple(
         HiddenTest(t["test_id"], t["category"], t["description"], t["case"]) for t in catalogue
     )
 
 
-def hidden_tests():
+def hidden_tests() -> tuple[HiddenTest, ...]:
     """Return every hidden test, in the order results list them (a job that only collects them).
 
     A run learns them from its jobs' facts at no cost; this is for when no job runs.
@@ -62,17 +64,41 @@ def hidden_tests():
     with temporary_folder("grader-list-") as folder:
         listing = folder / "tests.json"
         dispatch.run_job(["--list", str(listing)], folder / "list.log").wait()
-        return hidden_tests_of(json.loads(listing.read_text(encoding="utf-8")))
+        catalogue: list[CatalogueEntry] = json.loads(listing.read_text(encoding="utf-8"))
+        return hidden_tests_of(catalogue)
+
+
+# Without `on_result`, the results in order; with it, a None for each (on_result took them).
+@overload
+def run_submissions(
+    submissions: Sequence[Submission],
+    settings: RunSettings = ...,
+    on_result: None = None,
+    log_dir: Path | None = None,
+    on_note: Callable[[str], None] | None = None,
+    on_facts: Callable[[JobFacts], None] | None = None,
+) -> list[RunResult]: ...
+
+
+@overload
+def run_submissions(
+    submissions: Sequence[Submission],
+    settings: RunSettings,
+    on_result: Callable[[RunResult], None],
+    log_dir: Path | None = None,
+    on_note: Callable[[str], None] | None = None,
+    on_facts: Callable[[JobFacts], None] | None = None,
+) -> list[None]: ...
 
 
 def run_submissions(
-    submissions: list[Submission],
+    submissions: Sequence[Submission],
     settings: RunSettings = RunSettings(),
     on_result: Callable[[RunResult], None] | None = None,
     log_dir: Path | None = None,
     on_note: Callable[[str], None] | None = None,
     on_facts: Callable[[JobFacts], None] | None = None,
-) -> list[RunResult]:
+) -> Sequence[RunResult | None]:
     """Grade every submission; call `on_result` as each finishes, or return results in order.
 
     With `on_result`, each result is handed on and not kept (a class's outcomes never pile up
@@ -87,7 +113,10 @@ def run_submissions(
         # with remove_tree, which nothing a student leaves there can stop.
         batch = _Batch(submissions, folder, on_result, log_dir, on_note)
         batch.on_facts = on_facts
-        job_settings = {"limits": asdict(settings.limits), "isolation": settings.isolation}
+        job_settings: JobSettings = {
+            "limits": limits_data(settings.limits),
+            "isolation": settings.isolation,
+        }
         jobs = dispatch.Jobs(submissions, settings.jobs, job_settings, folder)
         batch.jobs = jobs.jobs
         batch.pending = {index for job in batch.jobs for index in job.indexes}
@@ -114,24 +143,31 @@ def run_submissions(
 class _Batch:
     """The results of one run_submissions call as they come in, and the jobs that give them."""
 
-    def __init__(self, submissions, folder, on_result, log_dir, on_note):
+    def __init__(
+        self,
+        submissions: Sequence[Submission],
+        folder: Path,
+        on_result: Callable[[RunResult], None] | None,
+        log_dir: Path | None,
+        on_note: Callable[[str], None] | None,
+    ) -> None:
         self.submissions = submissions
         self.folder = folder
         self.on_result = on_result
         self.log_dir = log_dir
         self.note = on_note or (lambda _line: None)
-        self.results = [None] * len(submissions)
-        self.jobs = []
-        self.pending = set()
-        self.on_facts = None
-        self.facts = None  # the first job's facts, once read
+        self.results: list[RunResult | None] = [None] * len(submissions)
+        self.jobs: list[dispatch.JobProcess] = []
+        self.pending: set[int] = set()
+        self.on_facts: Callable[[JobFacts], None] | None = None
+        self.facts: JobFacts | None = None  # the first job's facts, once read
 
-    def read_facts(self):
+    def read_facts(self) -> JobFacts | None:
         """Read the jobs' facts once one has written them; pass them on; return them or None."""
         if self.facts is None:
             path = self.folder / "results" / FACTS
             try:
-                data = json.loads(path.read_text(encoding="utf-8"))
+                data: FactsFile = json.loads(path.read_text(encoding="utf-8"))
                 self.facts = JobFacts(hidden_tests_of(data["catalogue"]), data["isolation"])
             except (OSError, ValueError, KeyError, TypeError):
                 return None
@@ -139,7 +175,7 @@ class _Batch:
                 self.on_facts(self.facts)
         return self.facts
 
-    def deliver(self, index, result):
+    def deliver(self, index: int, result: RunResult) -> None:
         """Pass the result of submission `index` on, or keep it when no one takes it."""
         if self.on_result is None:
             self.results[index] = result
@@ -147,7 +183,7 @@ class _Batch:
         if self.on_result:
             self.on_result(result)
 
-    def deliver_ready(self):
+    def deliver_ready(self) -> None:
         """Deliver the result of every pending submission whose result file has been written.
 
         A job grades its submissions in order, so only each job's next one is looked for: one
@@ -165,7 +201,7 @@ class _Batch:
                     self.deliver(index, _read_result(self.submissions[index], path, self.note))
                 job.next += 1
 
-    def end(self, job):
+    def end(self, job: dispatch.JobProcess) -> None:
         """Deal once with an ended job: its ungraded submissions are lost, and a failure noted."""
         if job.ended:
             return
@@ -184,7 +220,7 @@ class _Batch:
         where = f"its log is {kept}" if kept else "its log was not kept"
         self.note(f"Job {job.number} {dispatch.how_it_ended(code)}{what}; {where}.")
 
-    def hidden_tests_if_known(self):
+    def hidden_tests_if_known(self) -> tuple[HiddenTest, ...]:
         """Return the hidden tests, or none if they cannot be known: the grade lists them anyway."""
         facts = self.read_facts()
         if facts is not None:
@@ -196,7 +232,7 @@ class _Batch:
             return ()
 
 
-def _read_result(submission, path, note):
+def _read_result(submission: Submission, path: Path, note: Callable[[str], None]) -> RunResult:
     """Return the RunResult in a job's result file; one that cannot be read is an error."""
     try:
         return _result(submission, path)
@@ -208,8 +244,8 @@ def _read_result(submission, path, note):
         return RunResult(submission, (), "error", UNREADABLE_RESULT_REASON)
 
 
-def _result(submission, path):
-    data = json.loads(path.read_text(encoding="utf-8"))
+def _result(submission: Submission, path: Path) -> RunResult:
+    data: ResultFile = json.loads(path.read_text(encoding="utf-8"))
     # Interned, the ids and sentences that every student's outcomes repeat are stored once, so
     # the memory held per graded student stays small however large the class.
     outcomes = tuple(
@@ -223,12 +259,12 @@ def _result(submission, path):
         )
         for o in data["outcomes"]
     )
-    seconds = data.get("seconds")
-    seconds = float(seconds) if type(seconds) in (int, float) else None
+    given = data.get("seconds")
+    seconds = float(given) if type(given) is float or type(given) is int else None
     return RunResult(submission, outcomes, data["status"], data["reason"], seconds)
 
 
-def _lost(submission, tests):
+def _lost(submission: Submission, tests: Iterable[HiddenTest]) -> RunResult:
     """The result for a submission whose job stopped before grading it: every test is an error."""
     outcomes = tuple(
         TestOutcome(test.test_id, test.category, "error", test.description, case=test.case)

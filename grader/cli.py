@@ -2,7 +2,9 @@
 
 import argparse
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NoReturn, TypedDict, TypeVar, Unpack
 
 from grader.discover import UsageError
 from grader.gradebook import late, lms, roster
@@ -20,16 +22,26 @@ from grader.shards import Shard, gather
 DEFAULT_OUT = Path("grades")
 DEFAULTS = Limits()
 USAGE_EXIT = 2
+Number = TypeVar("Number", int, float)
+
+
+class _GradeOptions(TypedDict, total=False):
+    """What `grade` takes beyond the submissions, the output folder, jobs, limits and LMS."""
+
+    isolation: str
+    gradebook: GradebookSettings
+    shard: Shard | None
+    merge: list[Path]
 
 
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose usage errors are one line, like the grader's own."""
 
-    def error(self, message):
+    def error(self, message: str) -> NoReturn:
         raise UsageError(message)
 
 
-def build_parser():
+def build_parser() -> argparse.ArgumentParser:
     """Return the parser for `python -m grader`."""
     parser = _Parser(prog="grader", description="Grade invoke_tool submissions.")
     commands = parser.add_subparsers(dest="command", parser_class=_Parser)
@@ -151,8 +163,8 @@ def build_parser():
     return parser
 
 
-def _positive(kind):
-    def convert(text):
+def _positive(kind: Callable[[str], Number]) -> Callable[[str], Number]:
+    def convert(text: str) -> Number:
         try:
             value = kind(text)
         except ValueError:
@@ -165,7 +177,7 @@ def _positive(kind):
     return convert
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the process exit code."""
     try:
         args = build_parser().parse_args(argv)
@@ -202,7 +214,7 @@ def main(argv=None):
         return USAGE_EXIT
 
 
-def gradebook_settings(args):
+def gradebook_settings(args: argparse.Namespace) -> GradebookSettings:
     """Return the roster, late policy and comments asked for; raise UsageError if unusable."""
     due = late.parse_due(args.due) if args.due else None
     return GradebookSettings(
@@ -212,7 +224,15 @@ def gradebook_settings(args):
     )
 
 
-def _grade(paths, out_dir, *, jobs, lms_system=None, limits=DEFAULTS, **more):
+def _grade(
+    paths: Sequence[str],
+    out_dir: Path,
+    *,
+    jobs: int,
+    lms_system: str | None = None,
+    limits: Limits = DEFAULTS,
+    **more: Unpack[_GradeOptions],
+) -> int:
     """Grade `paths` into `out_dir`; `more` holds isolation, gradebook, shard and merge."""
     isolation, gradebook = more.get("isolation", "auto"), more.get("gradebook")
     if more.get("shard") and more.get("merge"):

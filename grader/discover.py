@@ -1,10 +1,12 @@
 """Discover step: turn the paths given on the command line into one entry per student."""
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from course.assemble import load_course
+from course.manifest import Course
 
 KINDS = ("lessons", "notebook", "python")
 
@@ -22,14 +24,14 @@ class Found:
     kind: str  # one of KINDS
 
 
-def discover(paths, course=None):
+def discover(paths: Iterable[str | Path], course: Course | None = None) -> list[Found]:
     """Return one Found per student under `paths`, sorted by student id.
 
     Raise UsageError for a missing path, for paths holding nothing to grade, and for two
     submissions that would share a student id (their results would overwrite each other).
     """
     course = course or load_course()
-    found = []
+    found: list[Found] = []
     for path in map(Path, paths):
         if not path.exists():
             raise UsageError(f"{path} does not exist")
@@ -49,8 +51,8 @@ def discover(paths, course=None):
     return sorted(found, key=lambda entry: entry.student)
 
 
-def _reject_duplicates(found):
-    seen = {}
+def _reject_duplicates(found: list[Found]) -> None:
+    seen: dict[str, Found] = {}
     for entry in found:
         if entry.student in seen:
             raise UsageError(
@@ -60,7 +62,7 @@ def _reject_duplicates(found):
         seen[entry.student] = entry
 
 
-def _discover_path(path, course, *, top_level=False):
+def _discover_path(path: Path, course: Course, *, top_level: bool = False) -> list[Found]:
     if path.is_file():
         return _discover_file(path, top_level=top_level)
     if not path.is_dir():
@@ -75,7 +77,7 @@ def _discover_path(path, course, *, top_level=False):
     return [entry for child in _children(path) for entry in _discover_child(child, course)]
 
 
-def _discover_child(child, course):
+def _discover_child(child: Path, course: Course) -> list[Found]:
     """Discover one entry of a folder of submissions; one that cannot be looked into is a student.
 
     A student may have made their folder unreadable: loading it then says so as their result,
@@ -87,7 +89,7 @@ def _discover_child(child, course):
         return [Found(student_id(child.name), child, "lessons")]
 
 
-def _discover_file(path, *, top_level):
+def _discover_file(path: Path, *, top_level: bool) -> list[Found]:
     suffix = path.suffix.lower()
     if suffix == ".ipynb":
         return [Found(student_id(path.stem), path, "notebook")]
@@ -98,7 +100,7 @@ def _discover_file(path, *, top_level):
     return []
 
 
-def student_id(name):
+def student_id(name: str) -> str:
     """Return the student id for a file or folder name: the name, as text that can be written.
 
     A byte that is not UTF-8 is kept as an escape (the byte 0xFF as the four characters
@@ -107,11 +109,11 @@ def student_id(name):
     return os.fsencode(name).decode("utf-8", errors="backslashreplace")
 
 
-def _is_lessons_folder(path, course):
+def _is_lessons_folder(path: Path, course: Course) -> bool:
     return any((path / step.notebook).is_file() for step in course.steps)
 
 
-def _children(folder):
+def _children(folder: Path) -> list[Path]:
     """Return the entries of `folder` worth looking at, in a fixed order."""
     return sorted(
         child

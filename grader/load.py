@@ -8,16 +8,25 @@ carries forward) are the sentences the lessons' setup cell shows. Anything unrea
 that student's result: a Submission with an `error` in the student's words and no units.
 """
 
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from course.assemble import AssemblyError, exercise_cells, load_course, notebook_exercise_cells
+from course.assemble import (
+    AssemblyError,
+    ExerciseCell,
+    exercise_cells,
+    load_course,
+    notebook_exercise_cells,
+)
+from course.manifest import Course
+from grader.discover import Found
 from grader.model import CodeUnit, Submission
 
 # A .py submission larger than this is not a student's answer to this lesson.
 MAX_PYTHON_BYTES = 1_000_000
 
 
-def load(found, course=None):
+def load(found: Found, course: Course | None = None) -> Submission:
     """Return the Submission for one discovered entry (a grader.discover.Found)."""
     course = course or load_course()
     readers = {"lessons": _load_lessons, "notebook": _load_notebook, "python": _load_python}
@@ -45,15 +54,15 @@ class _Unreadable(Exception):
     """A submission file that cannot be turned into code; the message is for the student."""
 
 
-def _unreadable(base, reason):
+def _unreadable(base: Submission, reason: str) -> Submission:
     return Submission(student=base.student, path=base.path, kind=base.kind, units=(), error=reason)
 
 
-def _units_from_cells(cells):
+def _units_from_cells(cells: Iterable[ExerciseCell]) -> list[CodeUnit]:
     return [CodeUnit(label=c.label, filename=c.filename, source=c.source) for c in cells]
 
 
-def _load_lessons(folder, course):
+def _load_lessons(folder: Path, course: Course) -> tuple[list[CodeUnit], Sequence[str]]:
     assembly = exercise_cells(folder, course)
     if not assembly.cells:
         detail = assembly.problems[0] if assembly.problems else "no lesson notebook was found."
@@ -63,12 +72,12 @@ def _load_lessons(folder, course):
     return _units_from_cells(assembly.cells), assembly.problems
 
 
-def _load_notebook(path, course):
+def _load_notebook(path: Path, course: Course) -> tuple[list[CodeUnit], Sequence[str]]:
     assembly = notebook_exercise_cells(path, course)
     return _units_from_cells(assembly.cells), assembly.problems
 
 
-def _load_python(path, _course):
+def _load_python(path: Path, _course: Course) -> tuple[list[CodeUnit], Sequence[str]]:
     name = path.name
     try:
         data = path.read_bytes()

@@ -14,16 +14,23 @@ that grades the same folder again from nbgrader's own process and replaces every
 cell's outputs with that verdict, so the gradebook only ever records the trusted one.
 """
 
+from __future__ import annotations
+
 import functools
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from course.assemble import load_course
 from grader import run
 from grader.discover import Found
 from grader.load import load
-from grader.model import CATEGORIES, POINTS_PER_CATEGORY, SETTLED, RunResult
+from grader.model import CATEGORIES, POINTS_PER_CATEGORY, SETTLED, Grade, RunResult, Submission
 from grader.reports.feedback import case_title
 from grader.score import score
+
+if TYPE_CHECKING:  # nbformat is there when nbgrader runs, the only time it is needed
+    from nbformat import NotebookNode
 
 GRADE_ID_PREFIX = "grade-"
 
@@ -32,7 +39,7 @@ class HiddenSuiteDamaged(Exception):
     """The hidden suite has no test for a category, so a score would mean nothing."""
 
 
-def grade_folder(folder):
+def grade_folder(folder: str | Path) -> Grade:
     """Grade the lesson notebooks in `folder` and return the Grade, as `python -m grader` would."""
     folder = Path(folder).resolve()
     found = Found(student=folder.parent.name, path=folder, kind="lessons")
@@ -43,7 +50,7 @@ def grade_folder(folder):
 # notebook share one run while an edited notebook is graded afresh. The cache lives only in the
 # memory of the process that graded, never in a file a student's code could write.
 @functools.lru_cache(maxsize=2)
-def _grade_submission(submission):
+def _grade_submission(submission: Submission) -> Grade:
     hidden_tests = run.hidden_tests()
     covered = {test.category for test in hidden_tests}
     missing = [category for category in CATEGORIES if category not in covered]
@@ -61,12 +68,12 @@ def _grade_submission(submission):
     return score(result, hidden_tests)
 
 
-def grade_id_for(category):
+def grade_id_for(category: str) -> str:
     """Return the grade_id of a category's grade cell: cell ids use dashes, not underscores."""
     return GRADE_ID_PREFIX + category.replace("_", "-")
 
 
-def category_of(cell):
+def category_of(cell: Mapping[str, Any]) -> str | None:
     """Return the category a grade cell scores, or None for any other cell."""
     nbgrader = cell.get("metadata", {}).get("nbgrader", {})
     if not nbgrader.get("grade"):
@@ -75,7 +82,7 @@ def category_of(cell):
     return next((c for c in CATEGORIES if grade_id_for(c) == grade_id), None)
 
 
-def category_report(grade, category):
+def category_report(grade: Grade, category: str) -> tuple[str, float]:
     """Return (summary text for the student, points earned) for one category of a Grade."""
     [result] = [c for c in grade.categories if c.category == category]
     lines = [
@@ -93,7 +100,7 @@ def category_report(grade, category):
     return "\n".join(lines) + "\n", result.points
 
 
-def category_score(category, folder="."):
+def category_score(category: str, folder: str | Path = ".") -> float:
     """Print how the submission in `folder` did in `category`; return its points for nbgrader."""
     if category not in CATEGORIES:
         raise ValueError(f"{category!r} is not a grading category")
@@ -102,7 +109,9 @@ def category_score(category, folder="."):
     return points
 
 
-def trusted_category_scores(notebook, resources):
+def trusted_category_scores(
+    notebook: NotebookNode, resources: dict[str, Any]
+) -> tuple[NotebookNode, dict[str, Any]]:
     """Give each category grade cell the verdict graded outside the kernel, as its only output.
 
     An nbconvert preprocessor (a plain callable) for nbgrader's autograde step: it gets the
@@ -118,16 +127,16 @@ def trusted_category_scores(notebook, resources):
         for grade_id, points in expected.items()
         if grade_id not in present
     ]
-    cells = [cell for cell in notebook.cells if category_of(cell)]
+    cells = [(cell, category) for cell in notebook.cells if (category := category_of(cell))]
     if not cells:
         return notebook, resources
     grade = grade_folder(resources["metadata"]["path"])
-    for cell in cells:
-        cell.outputs = _trusted_outputs(grade, cell)
+    for cell, category in cells:
+        cell.outputs = _trusted_outputs(grade, cell, category)
     return notebook, resources
 
 
-def _category_cells_in_source(nbgrader):
+def _category_cells_in_source(nbgrader: dict[str, Any]) -> dict[str, float]:
     """Return {grade_id: points} of the category grade cells of the instructor's notebook."""
     from nbgrader.api import Gradebook
 
@@ -137,11 +146,11 @@ def _category_cells_in_source(nbgrader):
     return {name: points for name, points in cells if category_of(_stub(name))}
 
 
-def _stub(grade_id):
+def _stub(grade_id: str) -> dict[str, Any]:
     return {"metadata": {"nbgrader": {"grade": True, "grade_id": grade_id}}}
 
 
-def _restored_cell(grade_id, points):
+def _restored_cell(grade_id: str, points: float) -> NotebookNode:
     from nbformat.v4 import new_code_cell
 
     source = "# This grade cell was missing from your notebook; grading added it back."
@@ -154,14 +163,15 @@ def _restored_cell(grade_id, points):
         "solution": False,
         "task": False,
     }
-    return new_code_cell(source, metadata={"nbgrader": metadata})
+    cell: NotebookNode = new_code_cell(source, metadata={"nbgrader": metadata})
+    return cell
 
 
-def _trusted_outputs(grade, cell):
+def _trusted_outputs(grade: Grade, cell: NotebookNode, category: str) -> list[NotebookNode]:
     """Return a category cell's outputs: the report, then its points on the cell's own scale."""
     from nbformat.v4 import new_output
 
-    text, points = category_report(grade, category_of(cell))
+    text, points = category_report(grade, category)
     scaled = round(points / POINTS_PER_CATEGORY * float(cell.metadata.nbgrader.points), 2)
     return [
         new_output("stream", name="stdout", text=text),

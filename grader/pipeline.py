@@ -13,23 +13,29 @@ import contextlib
 import math
 import signal
 import time
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from types import FrameType
+from typing import NoReturn, Protocol
 
 from course.assemble import load_course
+from course.manifest import Course
 from grader import ids, resume, run
-from grader.discover import UsageError, discover
+from grader.discover import Found, UsageError, discover
 from grader.gradebook.book import ClassBook
+from grader.gradebook.summary import StudentSummary
 from grader.load import load
-from grader.model import MISSING, JobFacts, RunResult, Submission
+from grader.model import MISSING, Grade, HiddenTest, JobFacts, RunResult, Submission
 from grader.reports import files
 from grader.score import score
+from grader.shards import Shard
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 STUDENT_FILES = ("results.json", "feedback.md", "feedback.html")
 GRADES_REWRITE_SECONDS = 1.0  # how often grades.csv is brought up to date during a run
 
 
-def failure_reason(step, error):
+def failure_reason(step: str, error: BaseException) -> str:
     """Say to a student, in plain words, that the grader failed while `step` their submission."""
     return (
         f"The grader itself failed while {step} your submission ({type(error).__name__}), so "
@@ -41,16 +47,26 @@ def failure_reason(step, error):
 class Interrupted(BaseException):
     """A signal asked the grading run to stop; `signal_number` says which one."""
 
-    def __init__(self, signal_number):
+    def __init__(self, signal_number: int) -> None:
         super().__init__(signal_number)
         self.signal_number = signal_number
 
 
+class Progress(Protocol):
+    """What grade_submissions tells as it goes (see there; `note` and `learn` are optional)."""
+
+    def start(self, total: int) -> None: ...
+
+    def advance(self, grade: Grade) -> None: ...
+
+    def resume(self, grade: Grade) -> None: ...
+
+
 @contextlib.contextmanager
-def stop_on_signals():
+def stop_on_signals() -> Iterator[None]:
     """Within the block, SIGINT and SIGTERM raise Interrupted (main thread only)."""
 
-    def interrupt(number, _frame):
+    def interrupt(number: int, _frame: FrameType | None) -> NoReturn:
         raise Interrupted(number)
 
     previous = {number: signal.signal(number, interrupt) for number in STOP_SIGNALS}
@@ -62,7 +78,7 @@ def stop_on_signals():
 
 
 @contextlib.contextmanager
-def _signals_held():
+def _signals_held() -> Iterator[None]:
     """Hold SIGINT and SIGTERM back until the block ends, so it is never left half done."""
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     try:
@@ -71,7 +87,7 @@ def _signals_held():
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
-def find_submissions(paths, out_dir):
+def find_submissions(paths: Iterable[str | Path], out_dir: str | Path) -> list[Submission]:
     """Discover and load every submission under `paths`, ready to grade into `out_dir`.
 
     Raise UsageError, before anything runs, if the paths or `out_dir` cannot be used.
@@ -83,7 +99,7 @@ def find_submissions(paths, out_dir):
     return [load_safely(found, course) for found in discover(paths, course)]
 
 
-def load_safely(found, course=None):
+def load_safely(found: Found, course: Course | None = None) -> Submission:
     """Load one submission; a failure of the grader's own becomes that student's result."""
     try:
         return load(found, course)
@@ -92,7 +108,14 @@ def load_safely(found, course=None):
         return Submission(found.student, str(found.path), found.kind, (), failure=reason)
 
 
-def grade_submissions(submissions, out_dir, settings, progress=None, book=None, shard=None):
+def grade_submissions(
+    submissions: Sequence[Submission],
+    out_dir: str | Path,
+    settings: run.RunSettings,
+    progress: Progress | None = None,
+    book: ClassBook | None = None,
+    shard: Shard | None = None,
+) -> list[StudentSummary]:
     """Run, score and report loaded submissions; return their summaries in student order.
 
     Each student's files, and the run result kept for resuming, are written as soon as that
@@ -150,18 +173,18 @@ def grade_submissions(submissions, out_dir, settings, progress=None, book=None, 
     return [s for s in book.summaries() if s.student in grading.recorded]
 
 
-def _not_runnable(submission):
+def _not_runnable(submission: Submission) -> bool:
     return submission.error is not None or submission.failure is not None
 
 
-def _result_without_running(submission):
+def _result_without_running(submission: Submission) -> RunResult:
     """Return the result of a submission nothing of which can run: refused, failed or unreadable."""
     if submission.failure is not None:
         return RunResult(submission, (), "error", reason=submission.failure)
-    return RunResult(submission, (), "unreadable", reason=submission.error)
+    return RunResult(submission, (), "unreadable", reason=submission.error or "")
 
 
-def _refuse(submission, reason):
+def _refuse(submission: Submission, reason: str | None) -> Submission:
     """Return `submission` marked as not to be graded for `reason`, or as it is without one."""
     if reason is None:
         return submission
@@ -169,7 +192,7 @@ def _refuse(submission, reason):
     return Submission(submission.student, submission.path, submission.kind, (), failure=reason)
 
 
-def _with_fingerprint(submission, version):
+def _with_fingerprint(submission: Submission, version: str) -> tuple[Submission, str | None]:
     """Return `submission` and the fingerprint resume keeps its result under (None if never kept).
 
     A submission whose fingerprint cannot be computed (code that is not valid text, say)
@@ -185,7 +208,9 @@ def _with_fingerprint(submission, version):
         return Submission(student, path, kind, (), failure=reason), None
 
 
-def _stored_result(out_dir, submission, key):
+def _stored_result(
+    out_dir: str | Path, submission: Submission, key: str | None
+) -> RunResult | None:
     """Return the stored result to reuse for `submission`, or None to grade it."""
     if submission.failure is not None:
         return None  # a refusal or a failure of the grader's own is never kept: try again
@@ -198,7 +223,15 @@ def _stored_result(out_dir, submission, key):
 class _Grading:
     """Scores and reports each result as it comes in, keeping it for a later resumed run."""
 
-    def __init__(self, out_dir, keys, progress, refused, book, version):
+    def __init__(
+        self,
+        out_dir: str | Path,
+        keys: dict[str, str | None],
+        progress: Progress | None,
+        refused: dict[str, str],
+        book: ClassBook,
+        version: str,
+    ) -> None:
         self.out_dir = out_dir
         self.keys = keys
         self.progress = progress
@@ -206,24 +239,25 @@ class _Grading:
         self.course = load_course()
         self.book = book
         self.version = version
-        self.facts = None  # the hidden tests and isolation, once known
+        self.facts: JobFacts | None = None  # the hidden tests and isolation, once known
         self.started = time.monotonic()
-        self.recorded = set()  # students whose result is in the book
-        self.waiting = []  # results to record once the hidden tests are known
-        self.finished_after = {}  # only students graded in this run
+        self.recorded: set[str] = set()  # students whose result is in the book
+        self.waiting: list[RunResult] = []  # results to record once the hidden tests are known
+        self.finished_after: dict[str, float] = {}  # only students graded in this run
         self.grades_written = -math.inf  # when grades.csv was last rewritten during the run
 
     @property
-    def hidden_tests(self):
+    def hidden_tests(self) -> tuple[HiddenTest, ...]:
         """Return the hidden tests: from this run's jobs, an earlier run's record, or a listing."""
-        if self.facts is None:
+        facts = self.facts
+        if facts is None:
             facts = resume.stored_facts(self.out_dir, self.version)
             if facts is None:  # no job runs and nothing is stored: ask a job to list them
                 facts = JobFacts(run.hidden_tests(), "")
-            self.learn(facts)
-        return self.facts.hidden_tests
+            self.learn(facts)  # which keeps them: no facts were known
+        return facts.hidden_tests
 
-    def learn(self, facts):
+    def learn(self, facts: JobFacts) -> None:
         """Take what the jobs know (hidden tests, isolation) before their first result."""
         if self.facts is None or not self.facts.isolation:
             self.facts = facts
@@ -235,19 +269,19 @@ class _Grading:
                 self.progress.learn(facts)
         self.record_waiting()
 
-    def record_waiting(self):
+    def record_waiting(self) -> None:
         """Record the results that waited for the hidden tests."""
         waiting, self.waiting = self.waiting, []
         for result in waiting:
             self.record(result)
 
-    def write_grades(self):
+    def write_grades(self) -> None:
         """Write grades.csv with every student recorded so far (and the book's columns)."""
         columns = (self.book.grades_columns(), self.book.grades_cells)
         summaries = [s for s in self.book.summaries() if s.student in self.recorded]
         files.write_grades(summaries, self.out_dir, columns)
 
-    def record(self, result, resumed=False):
+    def record(self, result: RunResult, resumed: bool = False) -> None:
         """Score, report and keep one result; a result already recorded is ignored."""
         student = result.submission.student
         if student in self.recorded:
@@ -272,17 +306,17 @@ class _Grading:
             if self.progress:
                 (self.progress.resume if resumed else self.progress.advance)(grade)
 
-    def _writes_files(self, grade):
+    def _writes_files(self, grade: Grade) -> bool:
         """Say whether this student gets files of their own: not if refused or absent."""
         student = grade.run.submission.student
         return student not in self.refused and grade.run.status != MISSING
 
-    def note(self, line):
+    def note(self, line: str) -> None:
         """Pass one line for the instructor on to the progress reporter, if it takes notes."""
         if self.progress is not None and hasattr(self.progress, "note"):
             self.progress.note(line)
 
-    def _grade(self, result, resumed):
+    def _grade(self, result: RunResult, resumed: bool) -> Grade:
         """Score and report one result; whatever fails makes it an "error" result instead."""
         submission = result.submission
         if submission.student in self.refused:
@@ -302,13 +336,15 @@ class _Grading:
             )
             return self._error_grade(submission, failure_reason("reporting on", error))
         kept = result.reason != run.LOST_REASON and result.status != MISSING
-        if not resumed and kept and submission.failure is None:
+        # A refusal or a failure of the grader's own has no fingerprint: it is never kept.
+        key = self.keys.get(submission.student)
+        if not resumed and kept and key is not None:
             # Without its record the student is simply graded again next time.
             with contextlib.suppress(Exception):
-                resume.save(self.out_dir, result, self.keys[submission.student])
+                resume.save(self.out_dir, result, key)
         return grade
 
-    def _error_grade(self, submission, reason):
+    def _error_grade(self, submission: Submission, reason: str) -> Grade:
         """Return, and report as best it can, the "error" grade of a student the grader failed."""
         result = RunResult(submission, (), "error", reason)
         try:
@@ -325,12 +361,12 @@ class _Grading:
                     (folder / name).unlink(missing_ok=True)
         return grade
 
-    def _write_files(self, grade):
+    def _write_files(self, grade: Grade) -> None:
         """Write a student's own files, unless their id was refused or they sent nothing."""
         if self._writes_files(grade):
             files.write_student(grade, self.out_dir, self.course)
 
 
-def _shown(text):
+def _shown(text: str) -> str:
     """Return `text` as it can be printed on one line: as a literal if it holds a line break."""
     return text if text.isprintable() else repr(text)

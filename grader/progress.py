@@ -1,10 +1,15 @@
 """What a grading run shows the instructor: a progress bar, then one table and a few lines."""
 
-from grader.model import CATEGORIES
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TextIO
+
+from grader.gradebook.summary import StudentSummary
+from grader.model import CATEGORIES, Grade, JobFacts
 from grader.reports.feedback import format_points
 
 
-def interrupted_message(progress, out_dir):
+def interrupted_message(progress: "ProgressBar", out_dir: str | Path) -> str:
     """Say in one line what an interrupted run kept and how to finish it."""
     return (
         f"Interrupted: {progress.done} of {progress.total} students graded, their reports "
@@ -12,7 +17,7 @@ def interrupted_message(progress, out_dir):
     )
 
 
-def resumed_message(progress):
+def resumed_message(progress: "ProgressBar") -> str:
     """Say in one line how many results an earlier run had already produced."""
     graded = progress.done - progress.resumed
     return (
@@ -26,45 +31,45 @@ class ProgressBar:
 
     WIDTH = 30
 
-    def __init__(self, stream):
+    def __init__(self, stream: TextIO) -> None:
         self.stream = stream
         self.total = 0
         self.done = 0
         self.resumed = 0
-        self.notes = []  # lines for the instructor, printed under the summary table
+        self.notes: list[str] = []  # lines for the instructor, printed under the summary table
         self.isolation = ""  # how the jobs shut student code in, once they say
 
-    def start(self, total):
+    def start(self, total: int) -> None:
         """Set how many students are to be graded and draw the empty bar."""
         self.total = total
         self._draw("")
 
-    def advance(self, grade):
+    def advance(self, grade: Grade) -> None:
         """Count one more graded student."""
         self.done += 1
         self._draw(grade.run.submission.student)
 
-    def resume(self, grade):
+    def resume(self, grade: Grade) -> None:
         """Count one more student whose result an earlier run already produced."""
         self.done += 1
         self.resumed += 1
         self._draw(f"{grade.run.submission.student} (resumed)")
 
-    def note(self, line):
+    def note(self, line: str) -> None:
         """Keep one line for the instructor, to print with the summary."""
         self.notes.append(line)
 
-    def learn(self, facts):
+    def learn(self, facts: JobFacts) -> None:
         """Keep what the grading jobs said of themselves (grader.model.JobFacts)."""
         self.isolation = facts.isolation
 
-    def finish(self):
+    def finish(self) -> None:
         """End the bar's line."""
         if self.stream.isatty():
             self.stream.write("\n")
             self.stream.flush()
 
-    def _draw(self, student):
+    def _draw(self, student: str) -> None:
         filled = self.WIDTH * self.done // max(self.total, 1)
         bar = "#" * filled + "-" * (self.WIDTH - filled)
         line = f"grading [{bar}] {self.done}/{self.total} {student}"
@@ -75,7 +80,7 @@ class ProgressBar:
         self.stream.flush()
 
 
-def summary_table(summaries):
+def summary_table(summaries: Iterable[StudentSummary]) -> str:
     """Return the end-of-run table: one row per student with score, status and category points."""
     header = ["student", "score", "status", *CATEGORIES]
     rows = [
@@ -96,6 +101,6 @@ def summary_table(summaries):
     return "\n".join(lines)
 
 
-def _shown(student):
+def _shown(student: str) -> str:
     """Return a student id as it can be printed in one cell: as a literal if it holds a tab."""
     return student if student.isprintable() else repr(student)

@@ -15,12 +15,23 @@ import json
 import os
 import shutil
 import sys
+from collections.abc import Iterator
 from dataclasses import asdict, fields
 from pathlib import Path
+from typing import Any
 
-from grader.model import RUN_STATUSES, TEST_STATUSES, HiddenTest, JobFacts, RunResult, TestOutcome
+from grader.model import (
+    RUN_STATUSES,
+    TEST_STATUSES,
+    HiddenTest,
+    JobFacts,
+    RunResult,
+    Submission,
+    TestOutcome,
+)
 from grader.paths import PROJECT_ROOT
 from grader.reports.files import readable_json, write_atomically
+from grader.run import RunSettings
 from grader.sandbox.containment import RUNTIME_FILES, RUNTIME_FOLDERS
 
 STORE_FOLDER = ".resume"
@@ -36,6 +47,7 @@ VERDICT_SOURCES = (
     "grader/sandbox",
     "grader/plugin.py",
     "grader/job.py",
+    "grader/jobfiles.py",
     "grader/run.py",
     "grader/score.py",
     "grader/model.py",
@@ -48,7 +60,7 @@ SPEED_SETTINGS = ("jobs",)
 ISOLATION_VARIABLE = "GRADER_ISOLATION"  # as grader.sandbox.containment reads it
 
 
-def grader_version(settings):
+def grader_version(settings: RunSettings) -> str:
     """Return a hash that changes whenever the hidden tests, verdict logic or limits change."""
     digest = hashlib.sha256()
     for path in _verdict_files():
@@ -67,7 +79,7 @@ def grader_version(settings):
     return digest.hexdigest()
 
 
-def _isolation_context():
+def _isolation_context() -> dict[str, object]:
     """Return what decides how workers are shut in, which can change some verdicts."""
     # Cheap stand-ins for the job's own choice: probing bubblewrap here would cost a process.
     return {
@@ -77,9 +89,9 @@ def _isolation_context():
     }
 
 
-def _verdict_files():
+def _verdict_files() -> Iterator[Path]:
     """Yield each verdict source file once (the sandbox's folders lie inside grader/)."""
-    found = {}
+    found: dict[Path, None] = {}
     for name in VERDICT_SOURCES:
         path = PROJECT_ROOT / name
         for file in sorted(path.rglob("*.py")) if path.is_dir() else [path]:
@@ -87,7 +99,7 @@ def _verdict_files():
     yield from found
 
 
-def fingerprint(submission, version):
+def fingerprint(submission: Submission, version: str) -> str:
     """Return the hash of what is graded for `submission` under grader `version`."""
     document = {
         "grader": version,
@@ -100,12 +112,12 @@ def fingerprint(submission, version):
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def record_path(out_dir, student):
+def record_path(out_dir: str | Path, student: str) -> Path:
     """Return where the run result of `student` is kept under `out_dir`."""
     return Path(out_dir) / STORE_FOLDER / f"{student}.json"
 
 
-def save(out_dir, result, key):
+def save(out_dir: str | Path, result: RunResult, key: str) -> None:
     """Keep `result` with its fingerprint `key`, written atomically."""
     document = {
         "fingerprint": key,
@@ -121,12 +133,12 @@ _OUTCOME_FIELDS = tuple(field.name for field in fields(TestOutcome))
 _TEST_FIELDS = tuple(field.name for field in fields(HiddenTest))
 
 
-def _fields_of(item, names):
+def _fields_of(item: TestOutcome | HiddenTest, names: tuple[str, ...]) -> dict[str, Any]:
     """Return a dataclass's fields as a dict (asdict would deep-copy every string, slowly)."""
     return {name: getattr(item, name) for name in names}
 
 
-def stored_result(out_dir, submission, key):
+def stored_result(out_dir: str | Path, submission: Submission, key: str | None) -> RunResult | None:
     """Return the kept RunResult of `submission` if its fingerprint is `key`, else None.
 
     A missing, unreadable or malformed record is None too: that student is simply graded again.
@@ -148,7 +160,7 @@ def stored_result(out_dir, submission, key):
     return RunResult(submission, outcomes, status, reason, seconds)
 
 
-def _outcome(item):
+def _outcome(item: dict[str, Any]) -> TestOutcome:
     """Rebuild one TestOutcome, raising ValueError unless `item` is exactly one."""
     names = _OUTCOME_FIELDS
     if sorted(item) != sorted(names) or not all(isinstance(item[n], str) for n in names):
@@ -163,7 +175,7 @@ def _outcome(item):
 FACTS_RECORD = ".facts.json"
 
 
-def save_facts(out_dir, version, facts):
+def save_facts(out_dir: str | Path, version: str, facts: JobFacts) -> None:
     """Keep what the jobs of a run under grader `version` knew (grader.model.JobFacts)."""
     document = {
         "version": version,
@@ -173,7 +185,7 @@ def save_facts(out_dir, version, facts):
     write_atomically(Path(out_dir) / STORE_FOLDER / FACTS_RECORD, readable_json(document))
 
 
-def stored_facts(out_dir, version):
+def stored_facts(out_dir: str | Path, version: str) -> JobFacts | None:
     """Return the JobFacts a run under grader `version` kept in `out_dir`, or None."""
     try:
         text = (Path(out_dir) / STORE_FOLDER / FACTS_RECORD).read_text(encoding="utf-8")

@@ -1,5 +1,6 @@
 """Score step: turn one RunResult into a Grade, category by category."""
 
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from grader.model import (
@@ -8,6 +9,8 @@ from grader.model import (
     POINTS_PER_CATEGORY,
     CategoryScore,
     Grade,
+    HiddenTest,
+    RunResult,
     TestOutcome,
 )
 
@@ -16,7 +19,7 @@ _MISSING_STATUS = {"timeout": "timeout", "crash": "crash"}
 CENTS = 100
 
 
-def score(result, hidden_tests=None):
+def score(result: RunResult, hidden_tests: Iterable[HiddenTest] | None = None) -> Grade:
     """Return the Grade for `result`.
 
     Each category is worth POINTS_PER_CATEGORY, shared among its judged hidden tests. With
@@ -34,7 +37,9 @@ def score(result, hidden_tests=None):
     )
 
 
-def complete_outcomes(result, hidden_tests):
+def complete_outcomes(
+    result: RunResult, hidden_tests: Iterable[HiddenTest]
+) -> tuple[TestOutcome, ...]:
     """Return one outcome per hidden test, in the hidden tests' order."""
     by_id = {outcome.test_id: outcome for outcome in result.outcomes}
     missing_status = _MISSING_STATUS.get(result.status, "error")
@@ -51,7 +56,7 @@ def complete_outcomes(result, hidden_tests):
     )
 
 
-def shares(total_cents, count):
+def shares(total_cents: int, count: int) -> list[int]:
     """Split `total_cents` into `count` whole-cent shares that add up exactly, largest first."""
     if count == 0:
         return []
@@ -59,7 +64,7 @@ def shares(total_cents, count):
     return [base + 1 if index < extra else base for index in range(count)]
 
 
-def _category_score(category, outcomes):
+def _category_score(category: str, outcomes: Sequence[TestOutcome]) -> CategoryScore:
     tests = [outcome for outcome in outcomes if outcome.category == category]
     judged = [outcome for outcome in tests if outcome.status != NOT_JUDGED]
     judged_cents = iter(shares(POINTS_PER_CATEGORY * CENTS, len(judged)))
@@ -76,10 +81,10 @@ def _category_score(category, outcomes):
     )
 
 
-def points_of_tests(grade):
+def points_of_tests(grade: Grade) -> list[tuple[float, float]]:
     """Return (earned, worth) for each outcome of `grade`, in order: they add up exactly."""
     worth = {c.category: iter(c.worth) for c in grade.categories}
-    points = []
+    points: list[tuple[float, float]] = []
     for outcome in grade.run.outcomes:
         value = next(worth[outcome.category], 0.0) if outcome.category in worth else 0.0
         points.append((value if outcome.status == "passed" else 0.0, value))

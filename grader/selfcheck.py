@@ -10,10 +10,12 @@ import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TextIO
 
 from course.assemble import load_course
 from grader.discover import Found, discover
 from grader.load import load
+from grader.model import Grade
 from grader.paths import LESSONS, PROJECT_ROOT, SUBMISSIONS
 from grader.pipeline import grade_submissions
 from grader.run import RunSettings
@@ -42,7 +44,7 @@ class Expectation:
     keeps: tuple[str, ...] = ()
     labels: tuple[str, ...] = ()
 
-    def describe(self):
+    def describe(self) -> str:
         """Return the expectation in a few words, for the self-check's output."""
         wording = {
             "full": "full marks",
@@ -54,7 +56,7 @@ class Expectation:
         return " with ".join(part for part in parts if part)
 
 
-def load_expectations(catalogue=CATALOGUE):
+def load_expectations(catalogue: str | Path = CATALOGUE) -> list[Expectation]:
     """Return the expectations: the catalogue's entries, the reference and the untouched lessons."""
     expectations = [
         Expectation("reference", REFERENCE, "full"),
@@ -68,7 +70,7 @@ def load_expectations(catalogue=CATALOGUE):
     return expectations
 
 
-def _expectation(entry, path):
+def _expectation(entry: dict[str, Any], path: Path) -> Expectation:
     """Build one Expectation from a catalogue entry (its format is described in the file)."""
     single = [entry.get("category")] if entry["expect"] == "fails" else []
     labels = [entry.get("label"), *entry.get("labels", [])]
@@ -83,12 +85,12 @@ def _expectation(entry, path):
     )
 
 
-def _lessons_folder():
+def _lessons_folder() -> Path:
     """Return the folder holding the generated lesson notebooks, however lessons/ nests it."""
     return discover([LESSONS])[0].path
 
 
-def check(expectation, grade):
+def check(expectation: Expectation, grade: Grade) -> str:
     """Return what differed between `grade` and `expectation`, or "" when it was met."""
     run = grade.run
     lost = sorted(c.category for c in grade.categories if c.points < c.max_points)
@@ -111,7 +113,7 @@ def check(expectation, grade):
     return f"expected {expectation.describe()}, got {got}"
 
 
-def run_selfcheck(expectations, out=sys.stdout):
+def run_selfcheck(expectations: list[Expectation], out: TextIO = sys.stdout) -> list[Expectation]:
     """Grade every expectation's submission and print a line for each; return the failures."""
     course = load_course()
     submissions = [load(Found(e.student, e.path, _kind_of(e.path)), course) for e in expectations]
@@ -124,15 +126,15 @@ def run_selfcheck(expectations, out=sys.stdout):
 class _Printer:
     """Checks each grade as it arrives and prints its line, so progress shows as it runs."""
 
-    def __init__(self, expectations, out):
+    def __init__(self, expectations: list[Expectation], out: TextIO) -> None:
         self.by_student = {e.student: e for e in expectations}
         self.out = out
-        self.failures = []
+        self.failures: list[Expectation] = []
 
-    def start(self, total):
+    def start(self, total: int) -> None:
         self._print(f"Self-check: grading {total} known submissions.")
 
-    def advance(self, grade):
+    def advance(self, grade: Grade) -> None:
         expectation = self.by_student[grade.run.submission.student]
         difference = check(expectation, grade)
         name = _shown_path(expectation.path)
@@ -142,28 +144,32 @@ class _Printer:
         else:
             self._print(f"✓ {name}: {expectation.describe()}")
 
-    def note(self, line):
+    # The self-check grades into a fresh folder, so no result is ever resumed; were one, it
+    # would be checked like any other.
+    resume = advance
+
+    def note(self, line: str) -> None:
         """Print a line about something that went wrong while grading."""
         self._print(f"! {line}")
 
-    def _print(self, line):
+    def _print(self, line: str) -> None:
         print(line, file=self.out, flush=True)
 
 
-def _shown_path(path):
+def _shown_path(path: Path) -> str:
     try:
         return path.relative_to(PROJECT_ROOT).as_posix()
     except ValueError:
         return str(path)
 
 
-def _kind_of(path):
+def _kind_of(path: Path) -> str:
     if path.is_dir():
         return "lessons"
     return "notebook" if path.suffix == ".ipynb" else "python"
 
 
-def main():
+def main() -> int:
     """Run the self-check; return 0 when every expectation holds, else 1."""
     failures = run_selfcheck(load_expectations())
     if failures:

@@ -3,9 +3,10 @@
 import pytest
 
 from grader.plugin import PLUGIN_KEY
+from grader.sandbox.session import SubmissionSession
 
 
 @pytest.fixture
-def submission(request):
+def submission(request: pytest.FixtureRequest) -> SubmissionSession | None:
     """The sandbox session of the submission being graded: `submission.call(scenario)`."""
     return request.config.stash[PLUGIN_KEY].current

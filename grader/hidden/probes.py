@@ -5,54 +5,72 @@ and what to observe. Values that JSON cannot carry (tuples, NaN, lone surrogates
 tagged values; the few it cannot even describe (cycles, IntEnum members) as named makers.
 """
 
+import enum
 import json
+from collections.abc import Iterator, Mapping
+from typing import Any, Literal, TypedDict, Unpack
 
 import pytest
 
 from course.contract import FAILURE_CODES
 from grader.model import NotJudged
-from grader.sandbox.handlers import check_spec
+from grader.sandbox.handlers import Scenario, ToolSpec, check_spec
 from grader.sandbox.inside.picture import Limit, Opaque, tag
-from grader.sandbox.session import MISSING
+from grader.sandbox.session import MISSING, Observation
 
 # Stands for private context in exception messages; it must never reach an envelope.
 MARKER = "PRIVATE-9c1e-secret"
 TOOL = "probe"
-DEFAULT = object()
 ROOMY = 10**7  # a budget no value of the hidden tests comes near
 
 
-def returns(value):
+class _Budget(enum.Enum):
+    """A budget a scenario leaves out, so that invoke_tool uses its default."""
+
+    DEFAULT = enum.auto()
+
+
+DEFAULT = _Budget.DEFAULT
+
+
+class ScenarioOptions(TypedDict, total=False):
+    """What else a scenario may ask (grader.sandbox.session.Scenario)."""
+
+    repeat: int
+    mutate_value: bool
+
+
+def returns(value: object) -> ToolSpec:
     """A handler that returns a new copy of `value` each call."""
     return {"does": "return", "value": tag(value)}
 
 
-def returns_made(maker, **options):
+def returns_made(maker: str, **options: object) -> ToolSpec:
     """A handler that returns a value only the worker can build, such as a cycle."""
     return check_spec({"does": "return", "value": {"make": maker, **options}})
 
 
-def raises(kind, message=MARKER):
+def raises(kind: str, message: str = MARKER) -> ToolSpec:
     """A handler that raises a new exception of the named kind, carrying `message`."""
     return check_spec({"does": "raise", "exception": kind, "message": message})
 
 
-def mutates(value=None):
+def mutates(value: object = None) -> ToolSpec:
     """A handler that changes its arguments at every depth, then returns `value`."""
     return {"does": "mutate", "value": tag(value)}
 
 
-def returns_fixture(value):
+def returns_fixture(value: object) -> ToolSpec:
     """A handler that returns the very object it holds, as a careless tool hands out its data."""
     return {"does": "return_fixture", "fixture": tag(value)}
 
 
-def returns_arguments():
+def returns_arguments() -> ToolSpec:
     """A handler that returns the argument dict it was given."""
     return {"does": "return_arguments"}
 
 
-def falsy(handler):
+def falsy(handler: ToolSpec) -> ToolSpec:
     """The same handler, as a callable object whose truth value is False."""
     return {**handler, "falsy": True}
 
@@ -68,21 +86,27 @@ FALSY_HANDLERS = {
 }
 
 
-def flaky(value):
+def flaky(value: object) -> ToolSpec:
     """A handler that fails on its first call and would succeed on a second."""
     return {"does": "flaky", "exception": "runtime_error", "message": MARKER, "value": tag(value)}
 
 
-def scenario(handler, *, request_id="req-7", arguments=None, max_result_bytes=DEFAULT, **more):
+def scenario(
+    handler: ToolSpec,
+    *,
+    request_id: object = "req-7",
+    arguments: dict[str, Any] | None = None,
+    max_result_bytes: int | Literal[_Budget.DEFAULT] = DEFAULT,
+    **more: Unpack[ScenarioOptions],
+) -> Scenario:
     """Return a scenario calling the tool `probe`, described by `handler`, once."""
     if arguments is None:
         arguments = {"query": "q"}
     request = {"id": request_id, "tool": TOOL, "arguments": arguments}
-    data = {"request": request, "tools": {TOOL: handler}}
+    data: Scenario = {"request": request, "tools": {TOOL: handler}}
     if max_result_bytes is not DEFAULT:
         data["max_result_bytes"] = max_result_bytes
-    data.update(more)
-    return data
+    return {**data, **more}
 
 
 # Names that are not exactly a key of {"probe", "other"}: near misses a lenient lookup would take.
@@ -98,19 +122,19 @@ UNKNOWN_NAMES = {
 }
 
 
-def unknown_tool_scenario(request_id="req-7", tool="missing"):
+def unknown_tool_scenario(request_id: object = "req-7", tool: str = "missing") -> Scenario:
     """Return a scenario whose tool is not in a table of two counted tools."""
     tools = {"probe": returns({"n": 1}), "other": returns(None)}
     request = {"id": request_id, "tool": tool, "arguments": {}}
     return {"request": request, "tools": tools}
 
 
-def encoded_size(value):
+def encoded_size(value: object) -> int:
     """The contract's size of a value: UTF-8 bytes of its JSON text with the default separators."""
     return len(json.dumps(value, ensure_ascii=False, allow_nan=False).encode("utf-8"))
 
 
-def strings_in(value):
+def strings_in(value: object) -> Iterator[str]:
     """Yield every string in a decoded value: keys, items and the type names of foreign objects."""
     if isinstance(value, str):
         yield value
@@ -128,13 +152,13 @@ def strings_in(value):
         yield value.prefix
 
 
-def describe_raise(observation):
+def describe_raise(observation: Observation) -> str:
     """A sentence for assertion messages when invoke_tool raised instead of returning."""
     raised = observation.raised
     return f"invoke_tool raised {raised['type']}" if raised else "invoke_tool returned"
 
 
-def cases(table):
+def cases(table: Mapping[str, tuple[str, object]]) -> list[pytest.ParameterSet]:
     """Return pytest parameters from {id: (words, value)}: each case named in a student's words.
 
     The words ("for the id 0") complete the test's one-line description in every report, so a
@@ -146,7 +170,7 @@ def cases(table):
     ]
 
 
-def envelope_of(observation):
+def envelope_of(observation: Observation) -> object:
     """Return the first envelope as the dict it really holds, or None when invoke_tool raised.
 
     CONTRACT.md asks for "a new dict", so a dict subclass (an OrderedDict, a class adding
@@ -158,20 +182,20 @@ def envelope_of(observation):
     return envelope
 
 
-def field(observation, name):
+def field(observation: Observation, name: str) -> object:
     """Return one field of the envelope, or MISSING if the envelope is not a dict holding it."""
     envelope = envelope_of(observation)
     return envelope[name] if isinstance(envelope, dict) and name in envelope else MISSING
 
 
-def returned(observation):
+def returned(observation: Observation) -> object:
     """Return the envelope; without one, step aside: raising for a handler is rule 8's case."""
     if observation.envelope is None:
         raise NotJudged(f"{describe_raise(observation)}, which the error_codes category judges")
     return envelope_of(observation)
 
 
-def outcome_of(observation):
+def outcome_of(observation: Observation) -> object:
     """Return "success" or the failure's code, read as leniently as the envelope allows.
 
     Whether `ok` is exactly a bool, and agrees with `error`, are the envelope category's
@@ -193,7 +217,7 @@ def outcome_of(observation):
     raise NotJudged("the envelope shows neither ok nor a code, which the envelope category judges")
 
 
-def failed(observation):
+def failed(observation: Observation) -> bool:
     """Say whether the envelope shows a failure: ok False, or a code whatever ok holds."""
     ok = _plain(field(observation, "ok"))
     if ok is not MISSING and ok == False:  # noqa: E712
@@ -204,14 +228,14 @@ def failed(observation):
         return False
 
 
-def _plain(field):
+def _plain(field: object) -> object:
     """Read a subclass of int or str (an IntEnum, a StrEnum) as its plain content."""
     if isinstance(field, Opaque) and field.base in ("bool", "int", "str"):
         return field.content
     return field
 
 
-def code_of(observation):
+def code_of(observation: Observation) -> object:
     """Return the error field read plainly (a StrEnum member as its text), or why there is none.
 
     For error_codes, raising is its own rule 8, so a call that raised fails rather than steps
@@ -222,7 +246,7 @@ def code_of(observation):
     return _plain(field(observation, "error"))
 
 
-def loosely_equal(value, expected):
+def loosely_equal(value: object, expected: object) -> bool:
     """Say whether `value` holds `expected` by Python's ==, so 0.0 == 0 == False.
 
     Exact types are rule 6's (ownership); a subclass instance (an OrderedDict for {}) is read
@@ -235,13 +259,13 @@ def loosely_equal(value, expected):
     return type(value) in (type(None), bool, int, float, str, list, dict) and value == expected
 
 
-def failure_of(observation):
+def failure_of(observation: Observation) -> None:
     """Step aside unless the envelope shows a failure (a success is error_codes' wrong answer)."""
     if not failed(observation):
         raise NotJudged("the call succeeded although the handler raised, which error_codes judges")
 
 
-def value_of(observation):
+def value_of(observation: Observation) -> object:
     """Return a success's value, or a description of what came back instead of one."""
     if observation.envelope is None:
         return describe_raise(observation)

@@ -13,7 +13,7 @@ import sys
 from course.contract import DEFAULT_MAX_RESULT_BYTES
 
 
-def nested(levels, bottom):
+def nested(levels: int, bottom: object) -> object:
     """Return `bottom` inside `levels - 1` lists."""
     value = bottom
     for _ in range(levels - 1):
@@ -21,7 +21,7 @@ def nested(levels, bottom):
     return value
 
 
-def text_of_size(size, unit="a"):
+def text_of_size(size: int, unit: str = "a") -> str:
     """Return a string whose JSON text is exactly `size` bytes, quotes included."""
     width = len(unit.encode("utf-8"))
     count, rest = divmod(size - 2, width)
@@ -172,7 +172,7 @@ SHAPES = {
     "dict": ("for a dict holding lists and dicts", {"rows": [[1, 2], {"a": [3]}]}),
     "list": ("for a list holding lists and dicts", [[1], {"b": {"c": []}}]),
 }
-SMALLEST = {
+SMALLEST: dict[str, tuple[str, object]] = {
     "none": ("for None (4 bytes)", None),
     "empty_text": ('for "" (2 bytes)', ""),
     "empty_list": ("for [] (2 bytes)", []),

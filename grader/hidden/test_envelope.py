@@ -5,6 +5,8 @@ steps aside only when invoke_tool raised instead of returning, which rule 8 (err
 judges; whether a failure should have happened at all is other categories' business.
 """
 
+from typing import Any
+
 import pytest
 
 from course.supplied import FAILURE_CODES
@@ -26,6 +28,8 @@ from grader.hidden.probes import (
 from grader.hidden.results import ARGUMENT_SETS, COPIED, DEEP_50, ONE, PAIR, ROWS_AND_NEXT
 from grader.hidden.verdicts import falsy_settled_elsewhere, plain_verdict, settled_elsewhere
 from grader.model import NotJudged
+from grader.sandbox.handlers import Scenario
+from grader.sandbox.session import Observation, SubmissionSession
 from grader.sandbox.values import same_json
 
 pytestmark = pytest.mark.category("envelope")
@@ -42,7 +46,7 @@ IDS = {
 KEYS = {"id", "ok", "value", "error"}
 
 
-def failing(request_id):
+def failing(request_id: object) -> dict[str, Scenario]:
     """Return scenarios that end in each of the seven codes (and two more), under `request_id`."""
     return {
         "unknown_tool": unknown_tool_scenario(request_id),
@@ -83,12 +87,12 @@ FAILURE_IDS = {
 }
 
 
-def ids_match(observation, request_id):
+def ids_match(observation: Observation, request_id: object) -> bool:
     envelope = envelope_of(observation)
     return isinstance(envelope, dict) and same_json(envelope.get("id"), request_id)
 
 
-def engaged(observation):
+def engaged(observation: Observation) -> bool:
     """Say whether invoke_tool did anything at all: returned, or called a handler.
 
     Without this, code that does nothing would pass every "nothing changed" check.
@@ -97,7 +101,7 @@ def engaged(observation):
 
 
 @pytest.mark.parametrize("request_id", cases(IDS))
-def test_id_survives_success(submission, request_id):
+def test_id_survives_success(submission: SubmissionSession, request_id: object) -> None:
     """The id comes back unchanged, in type and value, when the handler succeeds."""
     observation = submission.call(scenario(returns(ONE), request_id=request_id))
     if observation.envelope is None:
@@ -106,7 +110,7 @@ def test_id_survives_success(submission, request_id):
 
 
 @pytest.mark.parametrize("failure", FAILURES)
-def test_id_survives_failure(submission, failure):
+def test_id_survives_failure(submission: SubmissionSession, failure: str) -> None:
     """The id comes back unchanged, in type and value, whatever way the call fails."""
     request_id = FAILURE_IDS[failure]
     observation = submission.call(failing(request_id)[failure])
@@ -122,7 +126,9 @@ SUCCESSES["deep_50"] = ("for a value nested 50 levels deep", (DEEP_50, ROOMY))
 
 
 @pytest.mark.parametrize("success", cases(SUCCESSES))
-def test_success_envelope_has_exactly_four_keys(submission, success):
+def test_success_envelope_has_exactly_four_keys(
+    submission: SubmissionSession, success: tuple[object, int | None]
+) -> None:
     """A success is a dict with exactly the keys id, ok, value and error."""
     value, budget = success
     probe = (
@@ -138,20 +144,22 @@ def test_success_envelope_has_exactly_four_keys(submission, success):
 
 
 @pytest.mark.parametrize("failure", FAILURES)
-def test_failure_envelope_has_exactly_four_keys(submission, failure):
+def test_failure_envelope_has_exactly_four_keys(
+    submission: SubmissionSession, failure: str
+) -> None:
     """A failure is a dict with exactly the keys id, ok, value and error."""
     envelope = returned(submission.call(failing("req-1")[failure]))
     assert isinstance(envelope, dict) and set(envelope) == KEYS, envelope
 
 
-def test_success_shape(submission):
+def test_success_shape(submission: SubmissionSession) -> None:
     """A success has ok set to the bool True and error set to None."""
     observation = submission.call(scenario(returns(ONE)))
     settled_elsewhere(submission, observation, ONE)
     assert field(observation, "ok") is True and field(observation, "error") is None
 
 
-def consistent(envelope):
+def consistent(envelope: object) -> bool:
     """Say whether an envelope is a well-formed success or a well-formed failure.
 
     Whether this call should have failed at all is another category's rule (error codes,
@@ -170,13 +178,13 @@ def consistent(envelope):
 
 
 @pytest.mark.parametrize("failure", FAILURES)
-def test_failure_shape(submission, failure):
+def test_failure_shape(submission: SubmissionSession, failure: str) -> None:
     """A failure has ok set to False, value None and error exactly one of the seven codes."""
     envelope = returned(submission.call(failing("req-1")[failure]))
     assert consistent(envelope), envelope
 
 
-FALSY = {
+FALSY: dict[str, tuple[str, object]] = {
     "none": ("for a handler that returns None", None),
     "false": ("for a handler that returns False", False),
     "zero": ("for a handler that returns 0", 0),
@@ -192,7 +200,7 @@ FALSY = {
 CONTROL = COPIED["types"][1]
 
 
-def value_kept(submission, observation, value):
+def value_kept(submission: SubmissionSession, observation: Observation, value: object) -> bool:
     """Say whether a falsy result came back as itself, compared loosely (0.0 == 0 == False)."""
     if loosely_equal(field(observation, "value"), value):
         return True
@@ -204,7 +212,7 @@ def value_kept(submission, observation, value):
 
 
 @pytest.mark.parametrize("value", cases(FALSY))
-def test_falsy_result_is_a_success(submission, value):
+def test_falsy_result_is_a_success(submission: SubmissionSession, value: object) -> None:
     """A handler that returns a falsy value such as None, 0 or "" succeeds with that value."""
     observation = submission.call(scenario(returns(value)))
     falsy_settled_elsewhere(submission, observation, value, CONTROL)
@@ -212,7 +220,7 @@ def test_falsy_result_is_a_success(submission, value):
     assert value_kept(submission, observation, value), observation.envelope
 
 
-def test_extra_request_keys_are_ignored(submission):
+def test_extra_request_keys_are_ignored(submission: SubmissionSession) -> None:
     """Keys of the request other than id, tool and arguments change nothing in the envelope."""
     plain = returned(submission.call(scenario(returns(5))))
     probe = scenario(returns(5))
@@ -235,12 +243,12 @@ OUTCOMES = {
 
 
 @pytest.mark.parametrize("outcome", cases(OUTCOMES))
-def test_each_call_returns_a_new_envelope(submission, outcome):
+def test_each_call_returns_a_new_envelope(submission: SubmissionSession, outcome: str) -> None:
     """Each call returns a new envelope, never an object it returned before or was given."""
-    probes = {
+    probes: dict[str, Scenario] = {
         "success": scenario(returns(ONE), repeat=2),
         "failure": scenario(raises("invalid_input"), repeat=2),
-        "unknown_tool": dict(unknown_tool_scenario(), repeat=2),
+        "unknown_tool": {**unknown_tool_scenario(), "repeat": 2},
         "rows": scenario(returns(ROWS_AND_NEXT), repeat=2),
         "same_object": scenario(returns_fixture(ROWS_AND_NEXT), repeat=2),
     }
@@ -269,7 +277,7 @@ LEFT_ALONE = {
 
 
 @pytest.mark.parametrize("probe", cases(LEFT_ALONE))
-def test_request_is_left_unchanged(submission, probe):
+def test_request_is_left_unchanged(submission: SubmissionSession, probe: Scenario) -> None:
     """The call leaves the request exactly as it was, whatever the outcome."""
     observation = submission.call(probe)
     assert engaged(observation), "invoke_tool neither returned nor called the handler"
@@ -282,7 +290,9 @@ ANY_ARGUMENTS = {"default": ("for the arguments of a plain call", None)} | ARGUM
 
 
 @pytest.mark.parametrize("arguments", cases(ANY_ARGUMENTS))
-def test_request_is_left_unchanged_whatever_its_arguments(submission, arguments):
+def test_request_is_left_unchanged_whatever_its_arguments(
+    submission: SubmissionSession, arguments: dict[str, Any] | None
+) -> None:
     """A call leaves the request exactly as it was, whatever arguments it carries."""
     observation = submission.call(scenario(returns({"n": 1}), arguments=arguments))
     assert engaged(observation), "invoke_tool neither returned nor called the handler"
@@ -297,7 +307,7 @@ TOOLS_LEFT_ALONE = {
 
 
 @pytest.mark.parametrize("probe", cases(TOOLS_LEFT_ALONE))
-def test_tools_are_left_unchanged(submission, probe):
+def test_tools_are_left_unchanged(submission: SubmissionSession, probe: Scenario) -> None:
     """The call leaves the tools table exactly as it was: same names, same handlers."""
     observation = submission.call(probe)
     assert engaged(observation), "invoke_tool neither returned nor called the handler"

@@ -7,6 +7,8 @@ handler returns or raises, invoke_tool returns an envelope, and a BaseException 
 Exception goes on as the very object the handler raised, unchanged.
 """
 
+from typing import Any
+
 import pytest
 
 from grader.hidden.probes import (
@@ -33,6 +35,8 @@ from grader.hidden.results import (
 )
 from grader.hidden.verdicts import EXCEPTION_CODES
 from grader.model import NotJudged
+from grader.sandbox.handlers import Scenario, ToolSpec
+from grader.sandbox.session import SubmissionSession
 
 pytestmark = pytest.mark.category("error_codes")
 
@@ -176,13 +180,13 @@ error_of = code_of
 
 
 @pytest.mark.parametrize("tool", cases(UNKNOWN_NAMES))
-def test_unknown_tool_code(submission, tool):
+def test_unknown_tool_code(submission: SubmissionSession, tool: str) -> None:
     """A tool name that is not exactly a key of the tools table gives unknown_tool."""
     observation = submission.call(unknown_tool_scenario(tool=tool))
     assert error_of(observation) == "unknown_tool"
 
 
-def test_unknown_tool_with_empty_table(submission):
+def test_unknown_tool_with_empty_table(submission: SubmissionSession) -> None:
     """A call with an empty tools table gives unknown_tool."""
     probe = unknown_tool_scenario(tool="probe")
     probe["tools"] = {}
@@ -190,7 +194,9 @@ def test_unknown_tool_with_empty_table(submission):
 
 
 @pytest.mark.parametrize("handler", cases(FALSY_HANDLERS))
-def test_a_handler_that_is_false_is_still_a_tool(submission, handler):
+def test_a_handler_that_is_false_is_still_a_tool(
+    submission: SubmissionSession, handler: ToolSpec
+) -> None:
     """A tool whose handler object is false in an `if` is still a known tool, never unknown_tool.
 
     CONTRACT.md: unknown_tool is for a name that "is not a key of tools", and a handler is any
@@ -206,20 +212,20 @@ def test_a_handler_that_is_false_is_still_a_tool(submission, handler):
 
 
 @pytest.mark.parametrize("kind", cases({k: (w, k) for k, (w, _) in COURSE_EXCEPTIONS.items()}))
-def test_course_exception_code(submission, kind):
+def test_course_exception_code(submission: SubmissionSession, kind: str) -> None:
     """A course exception, a subclass of it, or one mixed with a built-in, gives its own code."""
     observation = submission.call(scenario(raises(kind)))
     assert error_of(observation) == COURSE_EXCEPTIONS[kind][1]
 
 
-def test_exception_of_two_course_classes(submission):
+def test_exception_of_two_course_classes(submission: SubmissionSession) -> None:
     """An exception that is an instance of two course classes gets the code of either."""
     observation = submission.call(scenario(raises("ambiguous")))
     assert error_of(observation) in ("invalid_input", "not_found")
 
 
 @pytest.mark.parametrize("kind", cases({k: (w, k) for k, w in OTHER_EXCEPTIONS.items()}))
-def test_other_exception_is_tool_failed(submission, kind):
+def test_other_exception_is_tool_failed(submission: SubmissionSession, kind: str) -> None:
     """Any other exception, built-ins like KeyError or PermissionError included, is tool_failed."""
     observation = submission.call(scenario(raises(kind)))
     assert error_of(observation) == "tool_failed"
@@ -228,7 +234,9 @@ def test_other_exception_is_tool_failed(submission, kind):
 @pytest.mark.parametrize(
     "case", cases({k: (w, (kind, text)) for k, (w, kind, text) in MISLEADING_MESSAGES.items()})
 )
-def test_the_message_never_decides_the_code(submission, case):
+def test_the_message_never_decides_the_code(
+    submission: SubmissionSession, case: tuple[str, str]
+) -> None:
     """The code comes from the exception's class alone, whatever its message says."""
     kind, message = case
     observation = submission.call(scenario(raises(kind, message=message)))
@@ -244,7 +252,9 @@ def test_the_message_never_decides_the_code(submission, case):
         }
     ),
 )
-def test_exception_without_message_still_has_its_code(submission, kind):
+def test_exception_without_message_still_has_its_code(
+    submission: SubmissionSession, kind: str
+) -> None:
     """An exception raised with no message at all still gets its code."""
     expected = {"invalid_input": "invalid_input", "value_error": "tool_failed"}[kind]
     observation = submission.call(scenario(raises(kind, message="")))
@@ -252,14 +262,18 @@ def test_exception_without_message_still_has_its_code(submission, kind):
 
 
 @pytest.mark.parametrize("probe", cases(BAD_RESULTS))
-def test_a_result_that_cannot_be_encoded_never_escapes(submission, probe):
+def test_a_result_that_cannot_be_encoded_never_escapes(
+    submission: SubmissionSession, probe: Scenario
+) -> None:
     """Whatever a handler returns, invoke_tool returns an envelope instead of raising."""
     observation = submission.call(probe)
     assert observation.envelope is not None, describe_raise(observation)
 
 
 @pytest.mark.parametrize("handler", cases(GOOD_RESULTS))
-def test_an_accepted_result_never_makes_invoke_tool_raise(submission, handler):
+def test_an_accepted_result_never_makes_invoke_tool_raise(
+    submission: SubmissionSession, handler: ToolSpec
+) -> None:
     """A result inside the vocabulary, large or small, gives an envelope, never an exception."""
     observation = submission.call(scenario(handler, max_result_bytes=ROOMY))
     assert observation.envelope is not None, describe_raise(observation)
@@ -275,7 +289,9 @@ RETURNED = {
 
 
 @pytest.mark.parametrize("handler", cases(RETURNED))
-def test_a_returned_result_never_gets_an_exception_code(submission, handler):
+def test_a_returned_result_never_gets_an_exception_code(
+    submission: SubmissionSession, handler: ToolSpec
+) -> None:
     """A handler that returns normally never gets unknown_tool or an exception's code."""
     observation = submission.call(scenario(handler, max_result_bytes=ROOMY))
     if observation.envelope is None:  # the test above judges that
@@ -284,7 +300,9 @@ def test_a_returned_result_never_gets_an_exception_code(submission, handler):
 
 
 @pytest.mark.parametrize("arguments", cases(ARGUMENT_SETS))
-def test_arguments_never_decide_the_code(submission, arguments):
+def test_arguments_never_decide_the_code(
+    submission: SubmissionSession, arguments: dict[str, Any]
+) -> None:
     """A handler that returns normally never gets an exception's code, whatever the arguments."""
     observation = submission.call(scenario(returns(ONE), arguments=arguments))
     assert observation.envelope is not None, describe_raise(observation)
@@ -300,14 +318,16 @@ def test_arguments_never_decide_the_code(submission, arguments):
         }
     ),
 )
-def test_a_result_over_or_under_its_budget_never_escapes(submission, budget):
+def test_a_result_over_or_under_its_budget_never_escapes(
+    submission: SubmissionSession, budget: int
+) -> None:
     """A result of any size gives an envelope: being over the budget is a code, not an error."""
     observation = submission.call(scenario(returns("x" * 50), max_result_bytes=budget))
     assert observation.envelope is not None, describe_raise(observation)
 
 
 @pytest.mark.parametrize("kind", cases({k: (w, k) for k, w in BASE_EXCEPTIONS.items()}))
-def test_base_exception_propagates_unchanged(submission, kind):
+def test_base_exception_propagates_unchanged(submission: SubmissionSession, kind: str) -> None:
     """A BaseException that is not an Exception, such as KeyboardInterrupt, propagates unchanged."""
     observation = submission.call(scenario(raises(kind)))
     assert observation.raised is not None, "invoke_tool returned instead of letting it propagate"
@@ -315,7 +335,7 @@ def test_base_exception_propagates_unchanged(submission, kind):
 
 
 @pytest.mark.parametrize("kind", cases({k: (w, k) for k, w in BASE_EXCEPTIONS.items()}))
-def test_base_exception_propagates_as_raised(submission, kind):
+def test_base_exception_propagates_as_raised(submission: SubmissionSession, kind: str) -> None:
     """A BaseException such as KeyboardInterrupt goes on as raised: no note, no `from`, same args.
 
     Rule 8: it "propagates unchanged: the very same object". The test above asks for the very

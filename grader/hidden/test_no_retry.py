@@ -5,6 +5,8 @@ MemoryError passed on from running out of memory) and a handler object whose tru
 False, which is still a tool.
 """
 
+from typing import Any
+
 import pytest
 
 from grader.hidden.probes import (
@@ -21,6 +23,8 @@ from grader.hidden.probes import (
 )
 from grader.hidden.results import ARGUMENT_SETS, ONE
 from grader.hidden.verdicts import called_for, request_kept
+from grader.sandbox.handlers import ToolSpec
+from grader.sandbox.session import SubmissionSession
 
 pytestmark = pytest.mark.category("no_retry")
 
@@ -50,19 +54,21 @@ HANDLERS = {
 
 
 @pytest.mark.parametrize("handler", cases(HANDLERS))
-def test_handler_is_called_exactly_once(submission, handler):
+def test_handler_is_called_exactly_once(submission: SubmissionSession, handler: ToolSpec) -> None:
     """The handler is called exactly once per call of invoke_tool, whatever it returns or raises."""
     observation = submission.call(scenario(handler))
     assert observation["calls"] == {"probe": 1}
 
 
 @pytest.mark.parametrize("arguments", cases(ARGUMENT_SETS))
-def test_handler_is_called_once_whatever_the_arguments(submission, arguments):
+def test_handler_is_called_once_whatever_the_arguments(
+    submission: SubmissionSession, arguments: dict[str, Any]
+) -> None:
     """The handler is called exactly once, whatever arguments the request carries."""
     assert called_for(submission, arguments) == 1
 
 
-def test_too_large_result_is_not_retried(submission):
+def test_too_large_result_is_not_retried(submission: SubmissionSession) -> None:
     """A result over the byte budget is not fetched again: the handler is called once."""
     observation = submission.call(scenario(returns("x" * 100), max_result_bytes=10))
     assert observation["calls"] == {"probe": 1}
@@ -71,7 +77,7 @@ def test_too_large_result_is_not_retried(submission):
 @pytest.mark.parametrize(
     "handler", cases({name: (HANDLERS[name][0], name) for name in ("success", "tool_failed")})
 )
-def test_two_calls_call_the_handler_twice(submission, handler):
+def test_two_calls_call_the_handler_twice(submission: SubmissionSession, handler: str) -> None:
     """Two calls of invoke_tool call the handler exactly twice, once each."""
     observation = submission.call(scenario(HANDLERS[handler][1], repeat=2))
     if observation.raised is not None:  # the second call never ran: rule 8's case if it is one
@@ -81,14 +87,14 @@ def test_two_calls_call_the_handler_twice(submission, handler):
 
 
 @pytest.mark.parametrize("tool", cases(UNKNOWN_NAMES))
-def test_unknown_tool_calls_no_handler(submission, tool):
+def test_unknown_tool_calls_no_handler(submission: SubmissionSession, tool: str) -> None:
     """For an unknown tool, no handler at all is called."""
     observation = submission.call(unknown_tool_scenario(tool=tool))
     returned(observation)  # code that raises at once calls nothing either: rule 8 judges that
     assert observation["calls"] == {"probe": 0, "other": 0}
 
 
-def test_only_the_named_tool_is_called(submission):
+def test_only_the_named_tool_is_called(submission: SubmissionSession) -> None:
     """Only the handler named by the request is called, never its neighbours in the table."""
     probe = scenario(returns(1))
     probe["tools"]["other"] = returns(2)

@@ -11,6 +11,8 @@ the envelope's cases, so no top-level falsy value is used here. "Nested 50 level
 succeeds" is this category's own sentence, so only its bottom's own refusal sets it aside.
 """
 
+from typing import Any, Literal
+
 import pytest
 
 from grader.hidden.probes import (
@@ -43,8 +45,9 @@ from grader.hidden.verdicts import (
     success_value,
 )
 from grader.model import NotJudged
+from grader.sandbox.handlers import ToolSpec
 from grader.sandbox.inside.picture import untag
-from grader.sandbox.session import MISSING
+from grader.sandbox.session import MISSING, Observation, SubmissionSession
 from grader.sandbox.values import same_json
 
 pytestmark = pytest.mark.category("ownership")
@@ -54,11 +57,16 @@ NESTED = NESTED_ARGUMENTS  # returned as a value too, so it is one of the vocabu
 VALUES = COPIED
 
 
-def deep(levels):
+def deep(levels: int) -> object:
     return nested(levels, LEAF)
 
 
-def arguments_after(submission, observation, arguments, key="request_after"):
+def arguments_after(
+    submission: SubmissionSession,
+    observation: Observation,
+    arguments: dict[str, Any] | None,
+    key: Literal["request_after", "request_after_mutation"] = "request_after",
+) -> object:
     """Return the request's arguments as the caller holds them after the call."""
     request_kept(submission, observation, arguments)
     request = untag(observation[key])
@@ -66,7 +74,9 @@ def arguments_after(submission, observation, arguments, key="request_after"):
 
 
 @pytest.mark.parametrize("arguments", cases(ARGUMENTS))
-def test_handler_mutation_leaves_request_unchanged(submission, arguments):
+def test_handler_mutation_leaves_request_unchanged(
+    submission: SubmissionSession, arguments: dict[str, Any]
+) -> None:
     """A handler that changes its arguments at any depth changes nothing the caller holds."""
     observation = submission.call(scenario(mutates({"done": True}), arguments=arguments))
     handler_called(submission, observation, arguments)
@@ -76,9 +86,11 @@ def test_handler_mutation_leaves_request_unchanged(submission, arguments):
     assert not observation["arguments_shared"], "the handler was given the request's own objects"
 
 
-def test_handler_mutation_before_raising_leaves_request_unchanged(submission):
+def test_handler_mutation_before_raising_leaves_request_unchanged(
+    submission: SubmissionSession,
+) -> None:
     """A handler that changes its arguments and then fails changes nothing the caller holds."""
-    handler = dict(mutates(), does="mutate_then_raise", exception="not_found")
+    handler: ToolSpec = {**mutates(), "does": "mutate_then_raise", "exception": "not_found"}
     observation = submission.call(scenario(handler, arguments=NESTED))
     handler_called(submission, observation, NESTED)
     assert observation["calls"]["probe"] >= 1, "the handler was never called"
@@ -86,7 +98,7 @@ def test_handler_mutation_before_raising_leaves_request_unchanged(submission):
     assert not observation["arguments_shared"], "the handler was given the request's own objects"
 
 
-def test_every_call_copies_the_arguments_afresh(submission):
+def test_every_call_copies_the_arguments_afresh(submission: SubmissionSession) -> None:
     """Each call gives its handler a fresh copy: what one handler changed never reaches the next."""
     observation = submission.call(scenario(mutates({"done": True}), arguments=NESTED, repeat=2))
     received = observation["received"]["probe"]
@@ -99,7 +111,9 @@ def test_every_call_copies_the_arguments_afresh(submission):
 
 
 @pytest.mark.parametrize("arguments", cases(ARGUMENTS))
-def test_handler_is_given_arguments_of_its_own(submission, arguments):
+def test_handler_is_given_arguments_of_its_own(
+    submission: SubmissionSession, arguments: dict[str, Any]
+) -> None:
     """The handler gets its own copy of the arguments, never a list or dict the caller holds.
 
     Rule 5 says the arguments are deep-copied before the handler is called, and that nothing
@@ -116,7 +130,9 @@ def test_handler_is_given_arguments_of_its_own(submission, arguments):
 
 
 @pytest.mark.parametrize("arguments", cases(ARGUMENTS))
-def test_handler_receives_a_faithful_copy(submission, arguments):
+def test_handler_receives_a_faithful_copy(
+    submission: SubmissionSession, arguments: dict[str, Any]
+) -> None:
     """The handler receives a dict equal to the request's arguments, with the same types."""
     given = dict(arguments, kinds=[1, 1.0, True, None, "1"])
     observation = submission.call(scenario(returns(None), arguments=given))
@@ -127,14 +143,14 @@ def test_handler_receives_a_faithful_copy(submission, arguments):
 
 
 @pytest.mark.parametrize("value", cases(VALUES))
-def test_value_is_faithful(submission, value):
+def test_value_is_faithful(submission: SubmissionSession, value: object) -> None:
     """A successful value equals the handler's result with the same types, and is a new object."""
     observation = submission.call(scenario(returns(value), max_result_bytes=ROOMY))
     assert same_json(success_value(submission, observation, value), value)
     assert not observation["value_shared"], "the value is the very object the handler returned"
 
 
-def test_a_value_nested_50_levels_deep_succeeds(submission):
+def test_a_value_nested_50_levels_deep_succeeds(submission: SubmissionSession) -> None:
     """A value nested 50 levels deep is an ordinary value: it succeeds, faithfully copied."""
     value = DEEP_50
     observation = submission.call(scenario(returns(value), max_result_bytes=ROOMY))
@@ -146,7 +162,9 @@ def test_a_value_nested_50_levels_deep_succeeds(submission):
 
 
 @pytest.mark.parametrize("held", cases(SHAPES))
-def test_value_shares_nothing_with_handler_result(submission, held):
+def test_value_shares_nothing_with_handler_result(
+    submission: SubmissionSession, held: object
+) -> None:
     """A successful value shares no list or dict with the object the handler returned."""
     observation = submission.call(scenario(returns_fixture(held), mutate_value=True))
     assert same_json(success_value(submission, observation, held), held)
@@ -154,7 +172,7 @@ def test_value_shares_nothing_with_handler_result(submission, held):
     assert same_json(untag(observation["fixtures_after"]["probe"]), held)
 
 
-def test_value_shares_nothing_at_depth(submission):
+def test_value_shares_nothing_at_depth(submission: SubmissionSession) -> None:
     """A deeply nested value shares nothing with the handler's object, even at its deepest level."""
     held = deep(45)
     observation = submission.call(
@@ -165,7 +183,7 @@ def test_value_shares_nothing_at_depth(submission):
     assert same_json(untag(observation["fixtures_after"]["probe"]), held)
 
 
-def test_changing_the_value_leaves_the_fixture_unchanged(submission):
+def test_changing_the_value_leaves_the_fixture_unchanged(submission: SubmissionSession) -> None:
     """Changing the returned value at any depth leaves the tool's own data unchanged."""
     roster = ROSTER
     observation = submission.call(scenario(returns_fixture(roster), mutate_value=True, repeat=2))
@@ -180,7 +198,7 @@ REPEATED = {
 
 
 @pytest.mark.parametrize("does", cases(REPEATED))
-def test_two_calls_share_no_value(submission, does):
+def test_two_calls_share_no_value(submission: SubmissionSession, does: str) -> None:
     """Two calls never return values that share a list or dict: nothing is cached between calls."""
     held = ROWS_AND_NEXT
     handler = returns(held) if does == "return" else returns_fixture(held)
@@ -195,7 +213,7 @@ def test_two_calls_share_no_value(submission, does):
     )
 
 
-def test_value_returned_from_arguments_is_fresh(submission):
+def test_value_returned_from_arguments_is_fresh(submission: SubmissionSession) -> None:
     """A handler that returns its own arguments yields a value that shares nothing with them."""
     observation = submission.call(
         scenario(returns_arguments(), arguments=NESTED, mutate_value=True)

@@ -16,6 +16,7 @@ from grader.hidden.probes import (
     scenario,
     strings_in,
 )
+from grader.sandbox.session import Observation, SubmissionSession
 
 pytestmark = pytest.mark.category("redaction")
 
@@ -41,7 +42,7 @@ KINDS = {
 }
 
 
-def leaks(observation):
+def leaks(observation: Observation) -> list[str]:
     """Return the strings of the envelope that reveal the exception, if any."""
     failure_of(observation)  # only a failure envelope shows whether a failure was redacted
     names = observation["handler_raised"]
@@ -53,7 +54,7 @@ def leaks(observation):
 
 
 @pytest.mark.parametrize("kind", cases({kind: (words, kind) for kind, words in KINDS.items()}))
-def test_exception_text_stays_out_of_the_envelope(submission, kind):
+def test_exception_text_stays_out_of_the_envelope(submission: SubmissionSession, kind: str) -> None:
     """No exception's message, arguments, notes, type name or traceback appear in the envelope."""
     observation = submission.call(scenario(raises(kind)))
     assert not leaks(observation)

@@ -26,13 +26,16 @@ from grader.hidden.results import (
     text_of_size,
 )
 from grader.hidden.verdicts import settled_elsewhere
+from grader.sandbox.session import SubmissionSession
 
 pytestmark = pytest.mark.category("unicode_boundary")
 
 VALUES = MEASURED
 
 
-def judged_outcome(submission, value, budget=None):
+def judged_outcome(
+    submission: SubmissionSession, value: object, budget: int | None = None
+) -> object:
     """Return the outcome for `value` under `budget`, or step aside if no budget would change it."""
     probe = (
         scenario(returns(value))
@@ -46,7 +49,7 @@ def judged_outcome(submission, value, budget=None):
     return outcome_of(observation)
 
 
-def plain_outcome(submission, value, budget):
+def plain_outcome(submission: SubmissionSession, value: object, budget: int) -> object:
     """Return the outcome, judged unless even plain rows are refused or raised for at any size.
 
     Asking the megabyte again at a roomy budget would cost another megabyte round trip, so the
@@ -61,13 +64,13 @@ def plain_outcome(submission, value, budget):
 
 
 @pytest.mark.parametrize("value", cases(VALUES))
-def test_size_equal_to_budget_passes(submission, value):
+def test_size_equal_to_budget_passes(submission: SubmissionSession, value: object) -> None:
     """A result whose encoded size equals max_result_bytes succeeds."""
     assert judged_outcome(submission, value, encoded_size(value)) == "success"
 
 
 @pytest.mark.parametrize("value", cases(VALUES))
-def test_one_byte_over_budget_is_too_large(submission, value):
+def test_one_byte_over_budget_is_too_large(submission: SubmissionSession, value: object) -> None:
     """A result one byte larger than max_result_bytes gives result_too_large."""
     assert judged_outcome(submission, value, encoded_size(value) - 1) == "result_too_large"
 
@@ -83,20 +86,20 @@ OVER = {n: (f"for a result one byte over the budget {w}", UNITS[n]) for n, w in 
 
 
 @pytest.mark.parametrize("unit", cases(EXACT))
-def test_default_budget_is_4096_bytes(submission, unit):
+def test_default_budget_is_4096_bytes(submission: SubmissionSession, unit: str) -> None:
     """Without max_result_bytes, a result of exactly 4096 bytes succeeds."""
     assert judged_outcome(submission, text_of_size(DEFAULT_BUDGET, unit)) == "success"
 
 
 @pytest.mark.parametrize("unit", cases(OVER))
-def test_default_budget_rejects_4097_bytes(submission, unit):
+def test_default_budget_rejects_4097_bytes(submission: SubmissionSession, unit: str) -> None:
     """Without max_result_bytes, a result of 4097 bytes gives result_too_large."""
     value = text_of_size(DEFAULT_BUDGET + 1, unit)
     assert judged_outcome(submission, value) == "result_too_large"
 
 
 @pytest.mark.parametrize("value", cases(SMALLEST))
-def test_zero_budget_rejects_every_value(submission, value):
+def test_zero_budget_rejects_every_value(submission: SubmissionSession, value: object) -> None:
     """With max_result_bytes 0, even the smallest result gives result_too_large."""
     assert judged_outcome(submission, value, 0) == "result_too_large"
 
@@ -104,7 +107,7 @@ def test_zero_budget_rejects_every_value(submission, value):
 @pytest.mark.parametrize(
     "value", cases({"text": ("for a 1-byte result", 7), "pair": ("for a 2-byte result", "")})
 )
-def test_a_tiny_budget_is_measured_exactly(submission, value):
+def test_a_tiny_budget_is_measured_exactly(submission: SubmissionSession, value: object) -> None:
     """A budget of a byte or two is measured like any other: the result fits exactly."""
     assert judged_outcome(submission, value, encoded_size(value)) == "success"
 
@@ -116,11 +119,11 @@ SIZES = {
 
 
 @pytest.mark.parametrize("value", cases(SIZES))
-def test_large_budget_accepts_large_value(submission, value):
+def test_large_budget_accepts_large_value(submission: SubmissionSession, value: object) -> None:
     """A large budget is honoured as given: a large result of exactly that size succeeds."""
     assert plain_outcome(submission, value, encoded_size(value)) == "success"
 
 
-def test_large_budget_is_measured_exactly(submission):
+def test_large_budget_is_measured_exactly(submission: SubmissionSession) -> None:
     """A large result one byte over a large budget gives result_too_large."""
     assert plain_outcome(submission, LARGE, encoded_size(LARGE) - 1) == "result_too_large"

@@ -10,11 +10,12 @@ import pytest
 from grader.hidden.probes import ROOMY, cases, outcome_of, returns, returns_made, scenario
 from grader.hidden.results import ACCEPTED, MADE, OUTSIDE, UNENCODABLE_AND_LONG
 from grader.model import NotJudged
+from grader.sandbox.session import Observation, SubmissionSession
 
 pytestmark = pytest.mark.category("vocabulary")
 
 
-def accepted(observation):
+def accepted(observation: Observation) -> bool:
     """Say whether the call succeeded; refused with another code than invalid_result, step aside."""
     outcome = outcome_of(observation)
     if outcome not in ("success", "invalid_result"):
@@ -32,50 +33,56 @@ DEEP = {
 
 
 @pytest.mark.parametrize("value", cases(OUTSIDE))
-def test_value_outside_vocabulary_is_invalid_result(submission, value):
+def test_value_outside_vocabulary_is_invalid_result(
+    submission: SubmissionSession, value: object
+) -> None:
     """A result holding a value outside the JSON vocabulary, at any depth, gives invalid_result."""
     assert outcome_of(submission.call(scenario(returns(value)))) == "invalid_result"
 
 
 @pytest.mark.parametrize("maker", cases({name: (words, name) for name, words in MADE.items()}))
-def test_object_outside_vocabulary_is_invalid_result(submission, maker):
+def test_object_outside_vocabulary_is_invalid_result(
+    submission: SubmissionSession, maker: str
+) -> None:
     """A result holding a subclass, a foreign object or a cycle gives invalid_result."""
     assert outcome_of(submission.call(scenario(returns_made(maker)))) == "invalid_result"
 
 
-def test_nesting_too_deep_to_encode_is_invalid_result(submission):
+def test_nesting_too_deep_to_encode_is_invalid_result(submission: SubmissionSession) -> None:
     """A result nested too deeply for json.dumps gives invalid_result."""
     observation = submission.call(scenario(returns_made("deep_list", depth=5000)))
     assert outcome_of(observation) == "invalid_result"
 
 
-def test_unencodable_text_over_the_budget_is_invalid_result(submission):
+def test_unencodable_text_over_the_budget_is_invalid_result(submission: SubmissionSession) -> None:
     """Text holding a lone surrogate has no UTF-8 size: over a budget too, it is invalid_result."""
     observation = submission.call(scenario(returns(UNENCODABLE_AND_LONG), max_result_bytes=10))
     assert outcome_of(observation) == "invalid_result"
 
 
-def test_outside_and_too_large_gets_either_code(submission):
+def test_outside_and_too_large_gets_either_code(submission: SubmissionSession) -> None:
     """A result both outside the vocabulary and too large may get either code."""
     observation = submission.call(scenario(returns(("x" * 100,) * 20), max_result_bytes=50))
     assert outcome_of(observation) in ("invalid_result", "result_too_large")
 
 
 @pytest.mark.parametrize("value", cases(ACCEPTED))
-def test_value_inside_vocabulary_is_accepted(submission, value):
+def test_value_inside_vocabulary_is_accepted(submission: SubmissionSession, value: object) -> None:
     """A result inside the vocabulary (big ints, odd floats, any text, deep nesting) succeeds."""
     probe = scenario(returns(value), max_result_bytes=ROOMY)
     assert accepted(submission.call(probe))
 
 
-def test_one_list_twice_is_accepted(submission):
+def test_one_list_twice_is_accepted(submission: SubmissionSession) -> None:
     """A result holding the same list twice, without a cycle, succeeds."""
     probe = scenario(returns_made("shared_list"), max_result_bytes=ROOMY)
     assert accepted(submission.call(probe))
 
 
 @pytest.mark.parametrize("depth", cases(DEEP))
-def test_deep_nesting_within_json_limits_is_accepted(submission, depth):
+def test_deep_nesting_within_json_limits_is_accepted(
+    submission: SubmissionSession, depth: int
+) -> None:
     """A result nested hundreds of levels deep, which json.dumps still encodes, succeeds."""
     probe = scenario(returns_made("deep_list", depth=depth), max_result_bytes=ROOMY)
     assert accepted(submission.call(probe))

@@ -5,6 +5,8 @@ Each helper asks the very scenario that the deciding category judges itself, and
 free: a bug that makes a test step aside here costs that category's own case.
 """
 
+from typing import Any
+
 from course import contract
 from course.contract import UNKNOWN_TOOL
 from grader.hidden.probes import (
@@ -19,7 +21,7 @@ from grader.hidden.probes import (
 )
 from grader.hidden.results import ONE
 from grader.model import NotJudged
-from grader.sandbox.session import MISSING
+from grader.sandbox.session import MISSING, Observation, SubmissionSession
 
 # The codes of what a handler raised (and of a tool that is not there): a handler that returned
 # must never get one (error_codes, test_a_returned_result_never_gets_an_exception_code).
@@ -27,7 +29,7 @@ EXCEPTION_CODES = (UNKNOWN_TOOL, *contract.EXCEPTION_CODES)
 SCALAR = 3.25  # a result no object can be shared through: the control for raising at all
 
 
-def plain_verdict(submission, value):
+def plain_verdict(submission: SubmissionSession, value: object) -> None:
     """Step aside when `value`, returned plainly under a roomy budget, is refused or raised for.
 
     That plain call is a case of error_codes (invoke_tool must not raise for it, and a returned
@@ -47,7 +49,9 @@ def plain_verdict(submission, value):
         raise NotJudged(f"the value gets {outcome} at any size, which error_codes judges")
 
 
-def settled_elsewhere(submission, observation, value):
+def settled_elsewhere(
+    submission: SubmissionSession, observation: Observation, value: object
+) -> None:
     """Step aside when a call returning `value` raised or was refused, and so is its plain call.
 
     A result_too_large is never settled elsewhere: under a budget it is the budget's verdict.
@@ -63,7 +67,9 @@ def settled_elsewhere(submission, observation, value):
         plain_verdict(submission, value)
 
 
-def falsy_settled_elsewhere(submission, observation, value, control):
+def falsy_settled_elsewhere(
+    submission: SubmissionSession, observation: Observation, value: object, control: object
+) -> None:
     """Step aside when a falsy result was refused or raised for by another category's rule.
 
     Rule 2 names falsy results as successes, so refusing one with an exception's code is the
@@ -84,7 +90,7 @@ def falsy_settled_elsewhere(submission, observation, value, control):
         plain_verdict(submission, control)
 
 
-def success_value(submission, observation, value):
+def success_value(submission: SubmissionSession, observation: Observation, value: object) -> object:
     """Return the value of a call whose handler returned `value`, judged as the value's own.
 
     A refusal steps aside only when the plain call of the same value is refused too (see
@@ -105,7 +111,9 @@ def success_value(submission, observation, value):
     return value_of(observation)
 
 
-def changes_the_request(submission, arguments=None):
+def changes_the_request(
+    submission: SubmissionSession, arguments: dict[str, Any] | None = None
+) -> bool:
     """Say whether invoke_tool itself changes the request, with a handler that changes nothing.
 
     The very scenario is a case of the envelope's rule 9 test, so a test that steps aside on
@@ -114,7 +122,11 @@ def changes_the_request(submission, arguments=None):
     return submission.call(scenario(returns(ONE), arguments=arguments))["request_changed"]
 
 
-def request_kept(submission, observation, arguments=None):
+def request_kept(
+    submission: SubmissionSession,
+    observation: Observation,
+    arguments: dict[str, Any] | None = None,
+) -> None:
     """Step aside when invoke_tool changed the request or the tools by itself (rule 9).
 
     A later call then runs on other inputs than the test gave. Both controls are cases of the
@@ -126,7 +138,11 @@ def request_kept(submission, observation, arguments=None):
         raise NotJudged("invoke_tool itself changes the tools, which the envelope judges")
 
 
-def handler_called(submission, observation, arguments=None):
+def handler_called(
+    submission: SubmissionSession,
+    observation: Observation,
+    arguments: dict[str, Any] | None = None,
+) -> None:
     """Step aside when the handler was never called, and is not for these arguments at all.
 
     Calling the handler exactly once is rule 7's (no_retry asks these very arguments with a
@@ -136,6 +152,6 @@ def handler_called(submission, observation, arguments=None):
         raise NotJudged("the handler is never called for these arguments, which no_retry judges")
 
 
-def called_for(submission, arguments=None):
+def called_for(submission: SubmissionSession, arguments: dict[str, Any] | None = None) -> int:
     """Return how often one call with `arguments` and a handler that changes nothing calls it."""
     return submission.call(scenario(returns(ONE), arguments=arguments))["calls"]["probe"]

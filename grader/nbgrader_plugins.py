@@ -20,9 +20,11 @@ This module imports nbgrader; the grader itself never imports it.
 
 import csv
 import io
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from nbformat import NotebookNode
-from nbgrader.api import MissingEntry
+from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.plugins import CsvExportPlugin, ExportPlugin, LateSubmissionPlugin
 from nbgrader.preprocessors import ClearHiddenTests, OverwriteCells
 from traitlets import Bool, Float, List
@@ -58,7 +60,9 @@ OUTPUT_FORMATS = (
 NUMBER_COLUMNS = ("raw_score", "late_submission_penalty", "score", "max_score")
 
 
-def gradebook_rows(gradebook, assignments=(), students=()):
+def gradebook_rows(
+    gradebook: Gradebook, assignments: Iterable[str] = (), students: Iterable[str] = ()
+) -> Iterator[dict[str, Any]]:
     """Yield one dict per (assignment, student) of the gradebook, as nbgrader's export has them.
 
     A student with no submission scores 0; the score is the raw score less the late penalty,
@@ -70,7 +74,7 @@ def gradebook_rows(gradebook, assignments=(), students=()):
         for student in gradebook.students:
             if students and student.id not in students:
                 continue
-            row = {
+            row: dict[str, Any] = {
                 "assignment": assignment.name,
                 "duedate": assignment.duedate or "",
                 "student_id": student.id,
@@ -98,7 +102,7 @@ def gradebook_rows(gradebook, assignments=(), students=()):
 class RoundedCsvExport(CsvExportPlugin):
     """nbgrader's CSV export, with two decimals and proper quoting."""
 
-    def export(self, gradebook) -> None:
+    def export(self, gradebook: Gradebook) -> None:
         """Write the grades to `--to` (grades.csv by default)."""
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
@@ -117,7 +121,7 @@ class _LmsExport(ExportPlugin):
     system = ""
     comments = Bool(False, help="add a one-line comment column (Moodle feedback)").tag(config=True)
 
-    def export(self, gradebook) -> None:
+    def export(self, gradebook: Gradebook) -> None:
         """Write the LMS file to `--to` (grades-<system>.csv by default)."""
         rows = list(gradebook_rows(gradebook, self.assignment, self.student))
         names = sorted({row["assignment"] for row in rows})
@@ -148,7 +152,7 @@ class MoodleExport(_LmsExport):
     system = "moodle"
 
 
-def _comment(row) -> str:
+def _comment(row: dict[str, Any]) -> str:
     if not row["submitted"]:
         return "No submission was received."
     text = f"{format_points(row['raw_score'])}/{format_points(row['max_score'])}."
@@ -168,7 +172,9 @@ class PerHourPenalty(LateSubmissionPlugin):
         config=True
     )
 
-    def late_submission_penalty(self, student_id, score, total_seconds_late):
+    def late_submission_penalty(
+        self, student_id: str, score: float, total_seconds_late: float
+    ) -> float:
         """Return the penalty for one notebook: never more than its score."""
         return late_penalty("per-hour", self.points_per_hour, score, total_seconds_late)
 
@@ -182,7 +188,9 @@ class OverwriteReleasedCells(OverwriteCells):
     the instructor's version back before nbgrader's check, so only a real change warns.
     """
 
-    def preprocess_cell(self, cell, resources, cell_index):
+    def preprocess_cell(
+        self, cell: NotebookNode, resources: dict[str, Any], cell_index: int
+    ) -> tuple[NotebookNode, dict[str, Any]]:
         """Put back the instructor's source of an untouched released cell, then check as usual."""
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
         if grade_id is not None:

@@ -17,7 +17,7 @@ modification time of the notebooks or file graded (which copying can change: kee
 import math
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -165,7 +165,7 @@ def parse_time(text: str, local: bool = False) -> datetime:
     return moment.astimezone() if local else moment.replace(tzinfo=UTC)
 
 
-def _zone(name: str):
+def _zone(name: str) -> tzinfo | None:
     """Return the time zone `name` (UTC, Europe/Paris, +0100) means; raise ValueError if none."""
     if name.upper() in _UTC_NAMES:
         return UTC

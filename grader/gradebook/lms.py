@@ -76,14 +76,27 @@ def moodle_csv(rows: Iterable[LmsRow], assignment: str, comments: bool = False) 
     return buffer.getvalue()
 
 
-def lms_csv(rows, system, assignment, *, max_score, comments=False):
+def lms_csv(
+    rows: Iterable[LmsRow],
+    system: str,
+    assignment: str,
+    *,
+    max_score: float,
+    comments: bool = False,
+) -> str:
     """Return the import file for `system` ("canvas" or "moodle")."""
     if system == "canvas":
         return canvas_csv(rows, assignment, max_score)
     return moodle_csv(rows, assignment, comments)
 
 
-def write_lms_grades(summaries, out_dir, system, assignment=None, comments=False):
+def write_lms_grades(
+    summaries: Iterable[StudentSummary],
+    out_dir: str | Path,
+    system: str,
+    assignment: str | None = None,
+    comments: bool = False,
+) -> Path:
     """Write the grades for `system` ("canvas" or "moodle") in out_dir; return the file's path.
 
     The score column is named after `assignment`, by default the course's assignment name.

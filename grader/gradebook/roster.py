@@ -36,7 +36,7 @@ def read_roster(path: Path | str) -> tuple[str, ...]:
             "(nbgrader's student list: a header row `id`, then one login per row)"
         )
     column = [name.strip() for name in rows[0]].index(ID_COLUMN)
-    students = {}
+    students: dict[str, int] = {}  # id -> the line it is on
     for line, row in enumerate(rows[1:], start=2):
         if not any(cell.strip() for cell in row):
             continue  # a blank line, as spreadsheets leave at the end

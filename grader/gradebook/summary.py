@@ -25,10 +25,17 @@ NO_VERDICT = 255  # the byte for a hidden test this student has no outcome for
 class CatalogueTest(Protocol):
     """A hidden test as the catalogue (grader.run.hidden_tests) lists it."""
 
-    test_id: str
-    category: str
-    description: str
-    case: str
+    @property
+    def test_id(self) -> str: ...
+
+    @property
+    def category(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def case(self) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +111,7 @@ def error_summary(student: str, has_feedback: bool = False) -> StudentSummary:
     return StudentSummary(student, "error", 0.0, top, zero, has_feedback=has_feedback)
 
 
-def _number(value: object) -> float:
+def _number(value: float) -> float:
     """Return `value` as a finite float; raise TypeError or ValueError if it is none."""
     number = float(value)  # TypeError for None, a result no report can show
     if not math.isfinite(number):

@@ -57,7 +57,7 @@ class BundleSettings:
     hidden_visibility: str = "visible"
     isolation: str = "bubblewrap"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.hidden_visibility not in VISIBILITIES:
             raise ValueError(
                 f"hidden test visibility {self.hidden_visibility!r} is not one of "
@@ -80,7 +80,7 @@ class BundleSettings:
         return cls(**{key: data[key] for key in ("hidden_visibility", "isolation") if key in data})
 
 
-def bundle_entries(project_root=PROJECT_ROOT):
+def bundle_entries(project_root: str | Path = PROJECT_ROOT) -> list[tuple[str, Path, int]]:
     """Return (name in the zip, file on disk, mode) for each file copied into the bundle, sorted."""
     root = Path(project_root)
     entries = [
@@ -97,7 +97,7 @@ def bundle_entries(project_root=PROJECT_ROOT):
     return sorted(entries)
 
 
-def grading_requirements(project_root=PROJECT_ROOT):
+def grading_requirements(project_root: str | Path = PROJECT_ROOT) -> list[str]:
     """Return the requirements.txt lines of the packages grading needs, pins included."""
     lines = (Path(project_root) / "requirements.txt").read_text(encoding="utf-8").splitlines()
     wanted = []
@@ -108,7 +108,11 @@ def grading_requirements(project_root=PROJECT_ROOT):
     return wanted
 
 
-def build_bundle(out_zip, settings=BundleSettings(), project_root=PROJECT_ROOT):
+def build_bundle(
+    out_zip: str | Path,
+    settings: BundleSettings = BundleSettings(),
+    project_root: str | Path = PROJECT_ROOT,
+) -> Path:
     """Write the Gradescope autograder zip to `out_zip`; return its path.
 
     setup.sh and run_autograder sit at the top of the zip, as Gradescope requires, beside
@@ -127,7 +131,7 @@ def build_bundle(out_zip, settings=BundleSettings(), project_root=PROJECT_ROOT):
     return out_zip
 
 
-def _add(bundle, name, data, mode):
+def _add(bundle: zipfile.ZipFile, name: str, data: bytes, mode: int) -> None:
     info = zipfile.ZipInfo(name, date_time=ZIP_DATE)
     info.external_attr = (0o100000 | mode) << 16  # a regular file with these permissions
     info.compress_type = zipfile.ZIP_DEFLATED

@@ -13,11 +13,13 @@ import math
 import sys
 import time
 from pathlib import Path
+from typing import Any, TextIO
 
 from course.assemble import ExerciseCell, load_course
+from course.manifest import Course
 from grader.discover import Found
 from grader.integrations.gradescope import SELFCHECK_FILES, SELFCHECK_FOLDER, BundleSettings
-from grader.model import Limits, Submission
+from grader.model import Grade, Limits, Submission
 from grader.pipeline import grade_submissions, load_safely
 from grader.reports.files import results_json, write_atomically
 from grader.run import RunSettings
@@ -41,7 +43,7 @@ WHEN_SHOWN = {
 }
 
 
-def find_student_work(folder, course=None):
+def find_student_work(folder: str | Path, course: Course | None = None) -> Found | None:
     """Return a Found for the student's work in Gradescope's submission folder, or None.
 
     Students upload their lessons folder, some of its notebooks, one notebook or a .py file,
@@ -69,7 +71,7 @@ def find_student_work(folder, course=None):
     return None
 
 
-def _visible(path, top):
+def _visible(path: Path, top: Path) -> bool:
     """Say whether `path` is worth grading: no hidden, checkpoint or macOS metadata part."""
     parts = path.relative_to(top).parts
     return not any(part.startswith((".", "_")) for part in parts)
@@ -85,7 +87,11 @@ def run_settings(settings: BundleSettings) -> RunSettings:
     return RunSettings(jobs=JOBS, limits=Limits(timeout=TIMEOUT), isolation=settings.isolation)
 
 
-def autograde(root=DEFAULT_ROOT, settings=None, isolation=None):
+def autograde(
+    root: str | Path = DEFAULT_ROOT,
+    settings: BundleSettings | None = None,
+    isolation: containment.Isolation | None = None,
+) -> Grade:
     """Grade root/submission and write root/results/results.json; return the Grade."""
     started = time.monotonic()
     root = Path(root)
@@ -119,25 +125,27 @@ def autograde(root=DEFAULT_ROOT, settings=None, isolation=None):
 class _KeepGrades:
     """Progress that keeps each student's full Grade (the pipeline returns summaries)."""
 
-    def __init__(self):
-        self.grades = []
+    def __init__(self) -> None:
+        self.grades: list[Grade] = []
 
-    def start(self, _total):
+    def start(self, _total: int) -> None:
         pass
 
-    def advance(self, grade):
+    def advance(self, grade: Grade) -> None:
         self.grades.append(grade)
 
     resume = advance
 
 
-def gradescope_results(results, grade, settings, course=None):
+def gradescope_results(
+    results: str, grade: Grade, settings: BundleSettings, course: Course | None = None
+) -> dict[str, Any]:
     """Return the results.json document Gradescope gets, from the one `grade` writes.
 
     The hidden tests keep their points and hints and take the visibility the instructor chose;
     before them come the upload checks, worth no points and always visible.
     """
-    document = json.loads(results)
+    document: dict[str, Any] = json.loads(results)
     for test in document["tests"]:
         test["visibility"] = settings.hidden_visibility
     document["tests"] = [*upload_checks(grade, course), *document["tests"]]
@@ -146,7 +154,7 @@ def gradescope_results(results, grade, settings, course=None):
     return document
 
 
-def _overall_output(summary, visibility):
+def _overall_output(summary: str, visibility: str) -> str:
     """Return the text shown above the tests: the summary, unless it would tell a hidden score.
 
     Gradescope shows this text at once. It hides the total score while tests wait for the due
@@ -164,7 +172,7 @@ def _overall_output(summary, visibility):
     )
 
 
-def upload_checks(grade, course=None):
+def upload_checks(grade: Grade, course: Course | None = None) -> list[dict[str, Any]]:
     """Return the visible, 0-point tests saying what was found in the upload and read.
 
     A lessons folder gets one per lesson step (its exercise cells were found), any other upload
@@ -173,7 +181,7 @@ def upload_checks(grade, course=None):
     """
     course = course or load_course()
     submission = grade.run.submission
-    checks = []
+    checks: list[dict[str, Any]] = []
     if submission.kind == "lessons" and submission.error is None:
         labels = {unit.label for unit in submission.units}
         for step in course.steps:
@@ -191,12 +199,12 @@ def upload_checks(grade, course=None):
         checks.append(_check(f"Upload: {name}", not said, "\n".join(said) or read))
     run = grade.run
     ran = run.status == "completed"
-    said = run.reason or "Your code loaded, and every hidden test could run to its end."
-    checks.append(_check("Grading ran to the end", ran, said))
+    how = run.reason or "Your code loaded, and every hidden test could run to its end."
+    checks.append(_check("Grading ran to the end", ran, how))
     return checks
 
 
-def _check(name, passed, output):
+def _check(name: str, passed: bool, output: str) -> dict[str, Any]:
     return {
         "name": name,
         "score": 0,
@@ -207,7 +215,12 @@ def _check(name, passed, output):
     }
 
 
-def selfcheck(root, settings, isolation, out=sys.stdout):
+def selfcheck(
+    root: str | Path,
+    settings: BundleSettings,
+    isolation: containment.Isolation,
+    out: TextIO = sys.stdout,
+) -> int:
     """Grade the bundle's reference and its disk searcher and honest twin; return the exit code.
 
     The reference must earn every point, and the searcher no more than its twin: the hidden
@@ -249,7 +262,7 @@ def selfcheck(root, settings, isolation, out=sys.stdout):
     return 1
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     """Grade the submission, or run the self-check, under the root given; return the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
     checking = bool(argv) and argv[0] == "selfcheck"

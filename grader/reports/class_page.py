@@ -9,6 +9,7 @@ those buttons, so a click, or the keyboard, sorts. grader.class_report computes 
 import html
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from grader.gradebook.summary import StudentSummary
@@ -16,7 +17,11 @@ from grader.model import CATEGORIES, MISSING
 from grader.reports import charts
 from grader.reports.feedback import format_points
 
+if TYPE_CHECKING:  # class_report imports this module
+    from grader.reports.class_report import CategoryFigures, TestFailures
+
 FEEDBACK_PAGE = "feedback.html"
+SortKey = str | float | tuple[bool, float]  # what a column of the students' table sorts by
 STUDENT_NAMES_SHOWN = 60  # per hidden test, before "and N more"
 
 
@@ -27,9 +32,9 @@ class Figures:
     summaries: Sequence[StudentSummary]
     bands: Sequence[charts.Bar]
     score_sentence: str
-    categories: Sequence  # CategoryFigures
+    categories: Sequence["CategoryFigures"]
     full_marks: Sequence[charts.Bar]
-    failures: Sequence  # TestFailures
+    failures: Sequence["TestFailures"]
     tests: int
     stopped: Sequence[tuple[str, str]]
     status_words: dict[str, str]
@@ -42,7 +47,7 @@ class Column:
     key: str
     heading: str
     cell: Callable[[StudentSummary], str]  # HTML
-    sort_key: Callable[[StudentSummary], object]  # ascending; ties go by student id
+    sort_key: Callable[[StudentSummary], SortKey]  # ascending; ties go by student id
     width: str = "minmax(4.8rem, 1fr)"
     numeric: bool = True  # right-aligned
 
@@ -90,7 +95,7 @@ def render(figures: Figures) -> str:
     )
 
 
-def _bands_note(bands):
+def _bands_note(bands: Sequence[charts.Bar]) -> str:
     if len(bands) < 2:
         return ""
     low, high = bands[0].label.split("–")
@@ -102,7 +107,7 @@ def _bands_note(bands):
     )
 
 
-def _category_table(categories):
+def _category_table(categories: Sequence["CategoryFigures"]) -> str:
     rows = [
         "<table class='categories'>",
         "<tr><th>Category</th><th>Students by points (0 to 10, then full marks)</th>"
@@ -121,9 +126,9 @@ def _category_table(categories):
     return "\n".join([*rows, "</table>"])
 
 
-def _columns(summaries, status_words):
+def _columns(summaries: Sequence[StudentSummary], status_words: dict[str, str]) -> list[Column]:
     """Return the students' table columns; the late ones only when a late policy was in force."""
-    columns = [
+    columns: list[Column] = [
         Column(
             "student", "Student", _student_cell, lambda s: s.student, "minmax(8rem, 2fr)", False
         ),
@@ -154,34 +159,36 @@ def _columns(summaries, status_words):
                 "final", "Final", lambda s: format_points(s.final_score), lambda s: s.final_score
             ),
         ]
-    for index, category in enumerate(CATEGORIES):
-        heading = html.escape(category).replace("_", "_<wbr>")
-        columns.append(
-            Column(
-                category,
-                heading,
-                lambda s, i=index: format_points(s.points[i]),
-                lambda s, i=index: s.points[i],
-            )
-        )
+    columns += [_category_column(index, category) for index, category in enumerate(CATEGORIES)]
     return columns
 
 
-def _student_cell(summary):
+def _category_column(index: int, category: str) -> Column:
+    """Return the column of one category's points (`index` in each summary's points)."""
+    heading = html.escape(category).replace("_", "_<wbr>")
+    return Column(
+        category,
+        heading,
+        lambda s: format_points(s.points[index]),
+        lambda s: s.points[index],
+    )
+
+
+def _student_cell(summary: StudentSummary) -> str:
     name = html.escape(summary.student)
     if not summary.has_feedback:
         return name
     return f"<a href='{quote(summary.student)}/{FEEDBACK_PAGE}'>{name}</a>"
 
 
-def _time_cell(summary):
+def _time_cell(summary: StudentSummary) -> str:
     if summary.seconds is None:
         why = "not timed: none of this student's code ran (refused, unreadable or missing)"
         return f"<span title='{why}'>–</span>"
     return f"{summary.seconds:.1f}"
 
 
-def _students_table(summaries, columns):
+def _students_table(summaries: Sequence[StudentSummary], columns: Sequence[Column]) -> str:
     ranks = _ranks(summaries, columns)
     lines = [
         "<div class='sortable'>",
@@ -225,13 +232,15 @@ def _students_table(summaries, columns):
     return "\n".join(lines)
 
 
-def _number_class(column):
+def _number_class(column: Column) -> str:
     return " class='number'" if column.numeric else ""
 
 
-def _ranks(summaries, columns):
+def _ranks(
+    summaries: Sequence[StudentSummary], columns: Sequence[Column]
+) -> dict[tuple[str, str], list[int]]:
     """Return {(column, direction): rank of each summary}, ties ordered by student id."""
-    ranks = {}
+    ranks: dict[tuple[str, str], list[int]] = {}
     positions = range(len(summaries))
     for column in columns:
         keys = [column.sort_key(s) for s in summaries]
@@ -245,7 +254,7 @@ def _ranks(summaries, columns):
     return ranks
 
 
-def _sort_style(columns):
+def _sort_style(columns: Sequence[Column]) -> str:
     widths = " ".join(column.width for column in columns)
     rules = [
         f".students thead tr,.students tbody tr{{display:grid;grid-template-columns:{widths}}}"
@@ -262,7 +271,9 @@ def _sort_style(columns):
     return "".join(rules)
 
 
-def _failures(failures, tests, summaries):
+def _failures(
+    failures: Sequence["TestFailures"], tests: int, summaries: Sequence[StudentSummary]
+) -> str:
     if not failures:
         return '<p class="test-failures">No hidden test was answered wrongly.</p>'
     linked = {s.student for s in summaries if s.has_feedback}
@@ -293,14 +304,14 @@ def _failures(failures, tests, summaries):
     return "\n".join(lines)
 
 
-def _failed_by(student, count, cases, linked):
+def _failed_by(student: str, count: int, cases: int, linked: set[str]) -> str:
     name = html.escape(student)
     if student in linked:
         name = f"<a href='{quote(student)}/{FEEDBACK_PAGE}'>{name}</a>"
     return name if cases == 1 else f"{name} ({count} of {cases} cases)"
 
 
-def _stopped_table(rows):
+def _stopped_table(rows: Sequence[tuple[str, str]]) -> str:
     if not rows:
         return '<p class="stopped-runs">Every run finished in time, without a crash.</p>'
     lines = ['<table class="stopped-runs">', "<tr><th>Student</th><th>What happened</th></tr>"]

@@ -30,6 +30,7 @@ from grader.model import (
     STOPPED_STATUSES,
     Grade,
     RunStatus,
+    TestOutcome,
 )
 from grader.reports import class_page
 from grader.reports.charts import Bar
@@ -164,7 +165,9 @@ def category_figures(
     return figures
 
 
-def _tests_passed(students, catalogue, category):
+def _tests_passed(
+    students: Sequence[StudentSummary], catalogue: Sequence[CatalogueTest], category: str
+) -> tuple[int, int]:
     """Return (passed, judged) over the class for the tests of `category`."""
     indexes = [i for i, test in enumerate(catalogue) if test.category == category]
     passed = judged = 0
@@ -240,7 +243,7 @@ def stopped_runs(summaries: Sequence[StudentSummary]) -> list[tuple[str, str]]:
 
 
 # How the report words each run status (grader.model.RUN_STATUSES), in the students' table.
-RUN_STATUS_WORDS = {
+RUN_STATUS_WORDS: dict[str, str] = {
     RunStatus.COMPLETED: "every hidden test ran",
     RunStatus.TIMEOUT: "timed out",
     RunStatus.CRASH: "crashed",
@@ -293,7 +296,11 @@ def class_report_html(
     )
 
 
-def write_class_report(items, out_dir, catalogue=None):
+def write_class_report(
+    items: Iterable[StudentSummary | Grade],
+    out_dir: str | Path,
+    catalogue: Sequence[CatalogueTest] | None = None,
+) -> Path:
     """Write report.html and item-analysis.csv in out_dir; return the report's path.
 
     A student's result that the page cannot show is shown as an error instead, so one odd
@@ -307,15 +314,19 @@ def write_class_report(items, out_dir, catalogue=None):
     return path
 
 
-def _as_summaries(items, catalogue, safely=False):
+def _as_summaries(
+    items: Sequence[StudentSummary | Grade],
+    catalogue: Sequence[CatalogueTest] | None,
+    safely: bool = False,
+) -> tuple[list[StudentSummary], tuple[CatalogueTest, ...]]:
     """Return (summaries, catalogue) for summaries or Grades; a catalogue is read off Grades."""
     if catalogue is None:
-        listed = {}
+        listed: dict[str, TestOutcome] = {}
         for item in items:
             if isinstance(item, Grade):
                 listed.update((o.test_id, o) for o in item.run.outcomes if o.test_id not in listed)
         catalogue = tuple(listed.values())
-    summaries = []
+    summaries: list[StudentSummary] = []
     for item in items:
         if isinstance(item, StudentSummary):
             summaries.append(item)
@@ -326,7 +337,7 @@ def _as_summaries(items, catalogue, safely=False):
     return summaries, tuple(catalogue)
 
 
-def _summary_or_error(grade, catalogue):
+def _summary_or_error(grade: Grade, catalogue: Sequence[CatalogueTest]) -> StudentSummary:
     try:
         return summarize(grade, catalogue)
     except (TypeError, ValueError, AttributeError):

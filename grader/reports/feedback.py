@@ -5,12 +5,20 @@ without a Markdown library.
 """
 
 import html
+from collections.abc import Iterable, Sequence
+from typing import Any
 
-from grader.model import CATEGORIES, SETTLED, TestStatus
+from course.manifest import Course
+from grader.model import CATEGORIES, SETTLED, CategoryScore, Grade, TestOutcome, TestStatus
 from grader.reports import hints
 
-# How the feedback page words each test status.
-STATUS_WORDS = {
+Table = tuple[list[str], list[list[str]]]  # a header and rows
+# One block of a feedback page, (kind, content): "h1", "h2", "h3" and "p" hold a text, "ul" a
+# list of texts, "table" a Table. The kind says what the content is, which mypy cannot follow.
+Block = tuple[str, Any]
+
+# How the feedback page words each test status (looked up by a status's text).
+STATUS_WORDS: dict[str, str] = {
     TestStatus.PASSED: "passed",
     TestStatus.FAILED: "failed",
     TestStatus.TIMEOUT: "timed out",
@@ -33,13 +41,13 @@ NOT_COMPLETED = (
 )
 
 
-def feedback_blocks(grade, course=None):
+def feedback_blocks(grade: Grade, course: Course | None = None) -> list[Block]:
     """Return the feedback page for one Grade as a list of (kind, content) blocks.
 
     Kinds: "h1", "h2", "h3", "p" (text), "ul" (list of texts), "table" (header, rows).
     """
     run = grade.run
-    blocks = [
+    blocks: list[Block] = [
         ("h1", f"Feedback for {run.submission.student}"),
         ("p", f"Score: {format_points(grade.score)} out of {format_points(grade.max_score)}."),
     ]
@@ -52,7 +60,7 @@ def feedback_blocks(grade, course=None):
     return blocks
 
 
-def _category_table(grade):
+def _category_table(grade: Grade) -> Table:
     rows = [
         [
             c.category,
@@ -64,21 +72,21 @@ def _category_table(grade):
     return ["Category", "Points", "Tests passed"], rows
 
 
-def _tests_passed(category_score):
+def _tests_passed(category_score: CategoryScore) -> str:
     """Return "3 of 4", saying how many tests stepped aside when some did."""
     text = f"{category_score.passed} of {category_score.judged}"
     aside = category_score.total - category_score.judged
     return text + (f" ({aside} not judged here)" if aside else "")
 
 
-def _work_on(grade, course):
+def _work_on(grade: Grade, course: Course | None) -> list[Block]:
     completed = grade.run.status == "completed"
-    failing = {category: [] for category in CATEGORIES}
+    failing: dict[str, list[TestOutcome]] = {category: [] for category in CATEGORIES}
     for outcome in grade.run.outcomes:
         # After a run that stopped early, only real wrong answers point back to a lesson step.
         if outcome.status == "failed" or (completed and outcome.status not in SETTLED):
             failing.setdefault(outcome.category, []).append(outcome)
-    blocks = [("h2", "What to work on")]
+    blocks: list[Block] = [("h2", "What to work on")]
     if not completed:
         blocks.append(("p", NOT_COMPLETED))
     for category, outcomes in failing.items():
@@ -97,9 +105,9 @@ def _work_on(grade, course):
     return blocks
 
 
-def _failure_lines(outcomes):
+def _failure_lines(outcomes: Iterable[TestOutcome]) -> list[str]:
     """Return one line per distinct test: what it checks, the cases that failed, and how."""
-    tests = {}
+    tests: dict[str, tuple[list[str], list[str]]] = {}
     for outcome in outcomes:
         cases, statuses = tests.setdefault(outcome.description, ([], []))
         if outcome.case:
@@ -111,7 +119,7 @@ def _failure_lines(outcomes):
     ]
 
 
-def _with_cases(description, cases, shown=CASES_SHOWN):
+def _with_cases(description: str, cases: Sequence[str], shown: int = CASES_SHOWN) -> str:
     """Return "The sentence — for the id 0; for the id 1", naming the first few cases."""
     if not cases:
         return description
@@ -120,23 +128,23 @@ def _with_cases(description, cases, shown=CASES_SHOWN):
     return f"{description.rstrip('.')} — {listed}{more}"
 
 
-def case_title(outcome):
+def case_title(outcome: TestOutcome) -> str:
     """Return what a report calls one test: its sentence, and which case it is."""
     return _with_cases(outcome.description, [outcome.case] if outcome.case else [])
 
 
-def _words(status):
+def _words(status: str) -> str:
     return STATUS_WORDS.get(status, status)
 
 
-def format_points(points):
+def format_points(points: float) -> str:
     """Return points with two decimals, the same way on every run."""
     return f"{points:.2f}"
 
 
-def render_markdown(blocks):
+def render_markdown(blocks: Iterable[Block]) -> str:
     """Render feedback blocks as Markdown text."""
-    parts = []
+    parts: list[str] = []
     for kind, content in blocks:
         if kind in ("h1", "h2", "h3"):
             parts.append("#" * int(kind[1]) + " " + content)
@@ -152,13 +160,13 @@ def render_markdown(blocks):
     return "\n\n".join(parts) + "\n"
 
 
-def _md_row(cells):
+def _md_row(cells: Iterable[str]) -> str:
     return "| " + " | ".join(str(cell).replace("|", "\\|") for cell in cells) + " |"
 
 
-def render_html(blocks, title):
+def render_html(blocks: Iterable[Block], title: str) -> str:
     """Render feedback blocks as a small standalone HTML page."""
-    body = []
+    body: list[str] = []
     for kind, content in blocks:
         if kind in ("h1", "h2", "h3", "p"):
             body.append(f"<{kind}>{html.escape(content)}</{kind}>")
@@ -175,7 +183,7 @@ def render_html(blocks, title):
     )
 
 
-def _html_table(header, rows):
+def _html_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     head = "".join(f"<th>{html.escape(cell)}</th>" for cell in header)
     lines = [f"<tr>{head}</tr>"]
     for row in rows:

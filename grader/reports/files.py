@@ -11,11 +11,18 @@ import io
 import json
 import os
 import tempfile
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
-from grader.model import CATEGORIES, SETTLED
+from course.manifest import Course
+from grader.gradebook.summary import StudentSummary
+from grader.model import CATEGORIES, SETTLED, Grade, TestOutcome
 from grader.reports import feedback, hints
 from grader.score import points_of_tests
+
+# More columns for grades.csv: their names, and what gives a student's cells for them.
+Columns = tuple[Sequence[str], Callable[[str], Sequence[str]]]
 
 GRADES_FILE = "grades.csv"
 TIMINGS_FILE = "timings.json"
@@ -26,7 +33,7 @@ FILE_MODE = 0o640
 FOLDER_MODE = 0o750
 
 
-def write_atomically(path, text):
+def write_atomically(path: str | Path, text: str) -> None:
     """Write `text` to `path` so readers see the old file or the new one, never half of one."""
     path = Path(path)
     make_folder(path.parent)
@@ -43,13 +50,13 @@ def write_atomically(path, text):
         raise
 
 
-def make_folder(folder):
+def make_folder(folder: str | Path) -> None:
     """Create `folder` and any missing parent as FOLDER_MODE (less what the umask takes away).
 
     A folder that already exists keeps its mode: the instructor chose it.
     """
     folder = Path(folder)
-    missing = []
+    missing: list[Path] = []
     while not folder.is_dir():
         missing.append(folder)
         if folder.parent == folder:
@@ -61,20 +68,20 @@ def make_folder(folder):
             created.mkdir(mode=FOLDER_MODE)
 
 
-def _umask():
+def _umask() -> int:
     """Return the process's umask (reading it means setting it, so it is put straight back)."""
     mask = os.umask(0o077)
     os.umask(mask)
     return mask
 
 
-def grades_csv(summaries, columns=None):
+def grades_csv(summaries: Iterable[StudentSummary], columns: Columns | None = None) -> str:
     """Return the text of grades.csv: one row per student (a StudentSummary), by student id.
 
     `columns`, if given, is (names, cells_for): more columns after status, and a function
     giving a student's cells for them (the gradebook's late penalty and comment).
     """
-    names, cells_for = columns or ((), None)
+    names, cells_for = columns or ((), lambda _student: ())
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["student", "score", "max_score", *CATEGORIES, "status", *names])
@@ -92,7 +99,7 @@ def grades_csv(summaries, columns=None):
     return buffer.getvalue()
 
 
-def results_json(grade, course=None):
+def results_json(grade: Grade, course: Course | None = None) -> str:
     """Return the text of one student's results.json, in Gradescope's autograder format."""
     names = _unique_names(grade.run.outcomes)
     completed = grade.run.status == "completed"
@@ -119,7 +126,7 @@ def results_json(grade, course=None):
     return readable_json(document)
 
 
-def readable_json(document):
+def readable_json(document: Mapping[str, Any]) -> str:
     """Return JSON text for a dict, one line per field and per item of a list field.
 
     As readable as indented JSON where it matters (one test per line), but every piece goes
@@ -137,13 +144,14 @@ def readable_json(document):
     return "{\n" + ",\n".join(fields) + "\n}\n"
 
 
-def _compact(value):
+def _compact(value: object) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
-def _unique_names(outcomes):
+def _unique_names(outcomes: Iterable[TestOutcome]) -> list[str]:
     """Return a test name per outcome; a repeated name gets a numbered suffix, in test order."""
-    names, seen = [], {}
+    names: list[str] = []
+    seen: dict[str, int] = {}
     for outcome in outcomes:
         name = f"{outcome.category}: {feedback.case_title(outcome)}"
         seen[name] = seen.get(name, 0) + 1
@@ -151,7 +159,7 @@ def _unique_names(outcomes):
     return names
 
 
-def summary(grade):
+def summary(grade: Grade) -> str:
     """Return a few sentences summing up one student's result."""
     run = grade.run
     score = feedback.format_points(grade.score)
@@ -168,7 +176,7 @@ def summary(grade):
     return "\n".join(dict.fromkeys(lines))
 
 
-def write_student(grade, out_dir, course=None):
+def write_student(grade: Grade, out_dir: str | Path, course: Course | None = None) -> None:
     """Write one student's results.json, feedback.md and feedback.html under `out_dir`."""
     student = grade.run.submission.student
     folder = Path(out_dir) / student
@@ -179,12 +187,14 @@ def write_student(grade, out_dir, course=None):
     write_atomically(folder / "feedback.html", feedback.render_html(blocks, title))
 
 
-def write_grades(summaries, out_dir, columns=None):
+def write_grades(
+    summaries: Iterable[StudentSummary], out_dir: str | Path, columns: Columns | None = None
+) -> None:
     """Write grades.csv for every graded student (with more `columns`, as grades_csv says)."""
     write_atomically(Path(out_dir) / GRADES_FILE, grades_csv(summaries, columns))
 
 
-def write_timings(seconds_by_student, out_dir):
+def write_timings(seconds_by_student: Mapping[str, float], out_dir: str | Path) -> None:
     """Write when each student's result came in, in seconds from the start of the run.
 
     Kept apart from the grade files, so those stay byte-identical from run to run.

@@ -4,8 +4,11 @@ Hints name a concept and a place in the lesson, never a hidden test's inputs or 
 student can learn from them without being handed the tests.
 """
 
+from collections.abc import Iterable
+
 from course.assemble import load_course
-from grader.model import NOT_JUDGED, TestStatus
+from course.manifest import Course, Step
+from grader.model import NOT_JUDGED, TestOutcome, TestStatus
 
 # What each category is about, in a student's words. Keys are grader.model.CATEGORIES.
 CONCEPTS = {
@@ -48,7 +51,7 @@ CONCEPTS = {
 
 # What a test's status means, for the statuses that stopped the code or refused it (a wrong
 # answer gets its category's hint, a step aside NOT_JUDGED_HINT).
-STATUS_HINTS = {
+STATUS_HINTS: dict[str, str] = {
     TestStatus.TIMEOUT: (
         "Your code did not finish in time. Look for a loop that never ends, in invoke_tool or "
         "in code that runs when the file loads."
@@ -76,13 +79,13 @@ NOT_JUDGED_HINT = (
 NOT_RUN_HINT = "Your code could not be run, so this test could not check it."
 
 
-def step_for_category(category, course=None):
+def step_for_category(category: str, course: Course | None = None) -> Step | None:
     """Return the lesson step that teaches `category`, or None if no step claims it."""
     course = course or load_course()
     return next((step for step in course.steps if category in step.categories), None)
 
 
-def step_notes(category, problems, course=None):
+def step_notes(category: str, problems: Iterable[str], course: Course | None = None) -> list[str]:
     """Return the notes on a submission that concern the step teaching `category`.
 
     Notes name their step first (course.assemble words them so), so a failed category can show
@@ -98,7 +101,7 @@ def step_notes(category, problems, course=None):
     ]
 
 
-def revisit(category, course=None):
+def revisit(category: str, course: Course | None = None) -> str:
     """Return a sentence naming the lesson step to go back to for `category`."""
     step = step_for_category(category, course)
     if step is None:
@@ -106,12 +109,14 @@ def revisit(category, course=None):
     return f"Revisit Step {step.number}, “{step.title}” ({step.notebook})."
 
 
-def category_hint(category, course=None):
+def category_hint(category: str, course: Course | None = None) -> str:
     """Return the hint for a failed test in `category`: the concept, then where to revisit it."""
     return f"{CONCEPTS[category]} {revisit(category, course)}"
 
 
-def outcome_hint(outcome, run_completed=True, course=None):
+def outcome_hint(
+    outcome: TestOutcome, run_completed: bool = True, course: Course | None = None
+) -> str:
     """Return the student-facing output for one TestOutcome: empty when it passed.
 
     When the run as a whole did not complete, the cause is the same for every test, so the

@@ -17,18 +17,19 @@ import argparse
 import statistics
 import sys
 import tempfile
+from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
 from pathlib import Path
 
 from bench.baseline import BaselineError, baseline_tree
-from bench.compare import compare_points, grader_points, nbgrader_points
+from bench.compare import Points, compare_points, grader_points, nbgrader_points
 from bench.make_class import CATALOGUE, make_class
-from bench.measure import PROJECT, run_bare_kernel, run_grader, run_nbgrader
+from bench.measure import PROJECT, Measurement, run_bare_kernel, run_grader, run_nbgrader
 
 HEADER = "    N  jobs  grader     wall s/sub  s/sub/core  cpu s/sub  main MiB  tree MiB"
 
 
-def parse_arguments(argv):
+def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     """Read the sizes, job counts, baseline and sample sizes."""
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="50,200,1000", help="class sizes (default 50,200,1000)")
@@ -53,7 +54,7 @@ def parse_arguments(argv):
     return args
 
 
-def row(size, jobs, name, found):
+def row(size: int, jobs: int, name: str, found: Measurement) -> str:
     """Format one measurement as a row of the table."""
     per_sub = found.seconds / size
     return (
@@ -62,24 +63,28 @@ def row(size, jobs, name, found):
     )
 
 
-def bench_size(size, args, workdir, trees):
+def bench_size(
+    size: int, args: argparse.Namespace, workdir: Path, trees: Mapping[str, Path]
+) -> tuple[list[str], list[str]]:
     """Grade one generated class with every grader at every --jobs value; return rows, problems."""
     root = workdir / f"class-{size}"
     make_class(root, size)
     submitted = [root / "submitted"]
-    rows, problems = [], []
+    rows: list[str] = []
+    problems: list[str] = []
     for jobs in args.jobs:
-        points = {}
+        points: dict[str, Points] = {}
         for name, tree in trees.items():  # in turn, so a drift of the machine hits both
-            found = run_grader(tree, submitted, workdir / f"grades-{name}-{size}-{jobs}", jobs)
+            out_dir = workdir / f"grades-{name}-{size}-{jobs}"
+            found = run_grader(tree, submitted, out_dir, jobs)
             rows.append(row(size, jobs, name, found))
-            points[name] = grader_points(found.out_dir)
+            points[name] = grader_points(out_dir)
         for name in points.keys() - {"this"}:
             problems += [f"N={size} jobs={jobs} vs {name}: {p}" for p in compare(points, name)]
     return rows, problems
 
 
-def compare(points, name):
+def compare(points: Mapping[str, Points], name: str) -> list[str]:
     """Return where a baseline's points differ from this grader's, student by student."""
     ours, theirs = points["this"], points[name]
     if ours.keys() != theirs.keys():
@@ -87,12 +92,12 @@ def compare(points, name):
     return compare_points(ours, theirs, ("this grader", name))
 
 
-def latency(trees, runs, workdir):
+def latency(trees: Mapping[str, Path], runs: int, workdir: Path) -> dict[str, float]:
     """Return the median seconds to grade one submission end to end, for each grader."""
     submission = workdir / "one" / "ada.py"
     submission.parent.mkdir()
     submission.write_text((CATALOGUE / "correct/reference.py").read_text("utf-8"), "utf-8")
-    seconds = {name: [] for name in trees}
+    seconds: dict[str, list[float]] = {name: [] for name in trees}
     for _ in range(runs):
         for name, tree in trees.items():
             found = run_grader(tree, [submission], workdir / f"one-{name}", 1)
@@ -100,10 +105,10 @@ def latency(trees, runs, workdir):
     return {name: statistics.median(values) for name, values in seconds.items()}
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark and print its tables."""
     args = parse_arguments(argv)
-    problems = []
+    problems: list[str] = []
     with ExitStack() as stack:
         workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-")))
         trees = {"this": PROJECT}
@@ -131,6 +136,7 @@ def main(argv=None):
         sample = students[: args.nbgrader_sample]
         if sample:
             nbgrader = run_nbgrader(largest, sample)
+            assert nbgrader.course_root is not None  # where run_nbgrader graded them
             theirs = nbgrader_points(nbgrader.course_root, sample)
             ours = grader_points(workdir / f"grades-this-{max(args.sizes)}-{args.jobs[0]}")
             problems += [f"nbgrader: {p}" for p in compare_points(ours, theirs)]

@@ -1,13 +1,16 @@
 """Read each grader's per-category points and say where they disagree."""
 
 import csv
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from grader.model import CATEGORIES
 from grader.nbgrader_bridge import grade_id_for
 
+Points = dict[str, dict[str, float]]  # student -> category -> points
 
-def grader_points(out_dir):
+
+def grader_points(out_dir: str | Path) -> Points:
     """Return {student: {category: points}} from the grader's grades.csv."""
     with (Path(out_dir) / "grades.csv").open(encoding="utf-8", newline="") as stream:
         return {
@@ -16,12 +19,12 @@ def grader_points(out_dir):
         }
 
 
-def nbgrader_points(course_root, students):
+def nbgrader_points(course_root: str | Path, students: Iterable[str]) -> Points:
     """Return {student: {category: points}} from nbgrader's gradebook for `students`."""
     from nbgrader.api import Gradebook, MissingEntry  # heavy import, only when nbgrader runs
 
     categories = {grade_id_for(category): category for category in CATEGORIES}
-    points = {}
+    points: Points = {}
     with Gradebook(f"sqlite:///{Path(course_root) / 'gradebook.db'}") as gradebook:
         for student in students:
             try:
@@ -38,7 +41,11 @@ def nbgrader_points(course_root, students):
     return points
 
 
-def compare_points(ours, theirs, names=("grader", "nbgrader")):
+def compare_points(
+    ours: Mapping[str, Mapping[str, float]],
+    theirs: Mapping[str, Mapping[str, float]],
+    names: tuple[str, str] = ("grader", "nbgrader"),
+) -> list[str]:
     """Return one sentence per student and category where the two graders disagree.
 
     Every student of `theirs` is compared; `names` say which grader is which in the sentences.

@@ -11,6 +11,7 @@ import shutil
 from pathlib import Path
 
 from course.assemble import cell_id_of, load_course
+from course.manifest import Course
 from grader.paths import LESSONS, SUBMISSIONS
 
 CATALOGUE = SUBMISSIONS
@@ -31,19 +32,19 @@ QUICK_ADVERSARIAL = (
 )
 
 
-def submission_mix():
+def submission_mix() -> list[Path]:
     """Return the catalogue files a class cycles through: about 3 correct, 5 buggy, 2 hostile."""
     correct = sorted((CATALOGUE / "correct").glob("*.py"))
     buggy = sorted((CATALOGUE / "buggy").glob("*/*.py"))
     hostile = [CATALOGUE / "adversarial" / name for name in QUICK_ADVERSARIAL]
-    mix = []
+    mix: list[Path] = []
     for index in range(max(len(correct), len(buggy), len(hostile))):
         for group, share in ((correct, 3), (buggy, 5), (hostile, 2)):
             mix.extend(group[(index * share + k) % len(group)] for k in range(share))
     return mix
 
 
-def write_student(folder, source, course):
+def write_student(folder: Path, source: str, course: Course) -> None:
     """Write one student's lesson notebooks, with `source` as the last step's exercise cell."""
     folder.mkdir(parents=True)
     last_step = course.steps[-1]
@@ -60,7 +61,7 @@ def write_student(folder, source, course):
         (folder / step.notebook).write_text(text, encoding="utf-8")
 
 
-def make_class(root, size):
+def make_class(root: str | Path, size: int) -> list[str]:
     """Write `size` students under `root/submitted`; return the student ids in order."""
     course = load_course()
     mix = submission_mix()

@@ -15,6 +15,7 @@ import sys
 import threading
 import time
 import uuid
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,7 +41,7 @@ class Measurement:
     course_root: Path | None = None
 
 
-def tree_rss(process):
+def tree_rss(process: psutil.Process) -> int:
     """Return the resident memory of `process` and all its descendants, in bytes."""
     total = 0
     for member in [process, *process.children(recursive=True)]:
@@ -53,14 +54,14 @@ def tree_rss(process):
 class _Sampler:
     """Sample the memory of a running command's tree until it ends."""
 
-    def __init__(self, child):
+    def __init__(self, child: subprocess.Popen[bytes]) -> None:
         self.child = child
         self.peak = 0
         self.main_peak = 0
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
-    def _run(self):
+    def _run(self) -> None:
         try:
             watched = psutil.Process(self.child.pid)
         except psutil.Error:
@@ -74,7 +75,9 @@ class _Sampler:
             time.sleep(SAMPLE_SECONDS)
 
 
-def measured(command, cwd, env=None):
+def measured(
+    command: Sequence[str], cwd: str | Path, env: Mapping[str, str] | None = None
+) -> Measurement:
     """Run `command` to completion; return its Measurement; raise if it fails."""
     env = dict(env or os.environ)
     env["PATH"] = f"{Path(sys.executable).parent}:{env['PATH']}"
@@ -95,7 +98,7 @@ def measured(command, cwd, env=None):
     seconds = time.monotonic() - started
     sampler.thread.join()
     after = os.times()
-    if counted:
+    if group is not None and counted:
         cpu = group.cpu_seconds()
     else:
         cpu = (after.children_user - before.children_user) + (
@@ -110,7 +113,9 @@ def measured(command, cwd, env=None):
     return Measurement(seconds, cpu, sampler.peak / mib, sampler.main_peak / mib, counted)
 
 
-def grade_command(tree, submissions, out_dir, jobs):
+def grade_command(
+    tree: str | Path, submissions: Sequence[str | Path], out_dir: str | Path, jobs: int
+) -> list[str]:
     """Return the command that grades `submissions` into `out_dir` with the grader in `tree`."""
     python = Path(tree) / ".venv" / "bin" / "python"
     python = python if python.exists() else Path(sys.executable)
@@ -118,14 +123,16 @@ def grade_command(tree, submissions, out_dir, jobs):
     return [*command, "--out", str(out_dir), "--jobs", str(jobs)]
 
 
-def run_grader(tree, submissions, out_dir, jobs):
+def run_grader(
+    tree: str | Path, submissions: Sequence[str | Path], out_dir: str | Path, jobs: int
+) -> Measurement:
     """Grade `submissions` with the grader in `tree` (this project, or a baseline's copy)."""
     shutil.rmtree(out_dir, ignore_errors=True)  # a fresh folder: nothing to resume from
     found = measured(grade_command(tree, submissions, out_dir, jobs), tree)
     return Measurement(**{**found.__dict__, "out_dir": Path(out_dir)})
 
 
-def run_nbgrader(class_root, students):
+def run_nbgrader(class_root: str | Path, students: Sequence[str]) -> Measurement:
     """Autograde `students` with nbgrader in a fresh course folder; only autograde is timed."""
     course_root = Path(class_root) / "nbgrader-course"
     shutil.rmtree(course_root, ignore_errors=True)
@@ -151,6 +158,6 @@ NotebookClient(notebook, kernel_name="python3", timeout=60).execute()
 """
 
 
-def run_bare_kernel(workdir):
+def run_bare_kernel(workdir: str | Path) -> Measurement:
     """Start a Jupyter kernel, run one cell and stop it: what nbgrader pays per notebook."""
     return measured([sys.executable, "-c", KERNEL_CELL], workdir)

@@ -21,12 +21,12 @@ size, open files) and a seccomp filter hold them in.
 """
 
 import compileall
-import contextlib
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,6 +58,7 @@ SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64")
 SCRATCH = inside_syscalls.SCRATCH
 # Capabilities the fork server keeps as root: to give each worker its own mounts, switch it to
 # its own user and kill it. Every worker gives them all up before student code runs.
+PROBE_REAP_SECONDS = 2.0  # how long the probe's leftover bubblewrap may take to end
 SERVER_CAPABILITIES = ("CAP_SETUID", "CAP_SETGID", "CAP_SYS_ADMIN", "CAP_KILL")
 # Where a bubblewrapped worker sees the runtime folder: one fixed place, so the tracebacks a
 # student's output may show are the same in every job.
@@ -192,13 +193,14 @@ def bubblewrap_works(isolation: Isolation) -> bool:
         return False
     probe = "from grader.sandbox.inside import syscalls; syscalls.private_mounts()"
     command = forkserver_command(isolation, probe)
+    before = _bubblewrap_children()
     try:
         done = subprocess.run(command, capture_output=True, timeout=10, check=False)
         return done.returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False
     finally:
-        _collect_stray_bubblewrap()
+        _collect(_bubblewrap_children() - before)
 
 
 def children_of(pid: int) -> set[int]:
@@ -210,20 +212,34 @@ def children_of(pid: int) -> set[int]:
         return set()
 
 
-def _collect_stray_bubblewrap() -> None:
-    """Reap bubblewrap processes the probe left to this one (a job adopts orphans): no zombies.
-
-    Only ended children named bwrap are collected, so no other child's status is taken.
-    """
+def _bubblewrap_children() -> set[int]:
+    """Return this process's children that are bubblewrap processes."""
+    found = set()
     for pid in children_of(os.getpid()):
         try:
             stat = Path(f"/proc/{pid}/stat").read_text()
         except OSError:
             continue
-        name, state = stat[stat.find("(") + 1 : stat.rfind(")")], stat[stat.rfind(")") + 2 :][:1]
-        if name == "bwrap" and state == "Z":
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(pid, os.WNOHANG)
+        if stat[stat.find("(") + 1 : stat.rfind(")")] == "bwrap":
+            found.add(pid)
+    return found
+
+
+def _collect(strays: set[int]) -> None:
+    """Reap the bubblewrap processes the probe left to this one (a job adopts orphans).
+
+    They came to this process when the probe's own bubblewrap ended; they end in turn as their
+    sandbox goes, so each is waited for, briefly. No other child's status is taken.
+    """
+    deadline = time.monotonic() + PROBE_REAP_SECONDS
+    for pid in strays:
+        while True:
+            try:
+                if os.waitpid(pid, os.WNOHANG)[0] or time.monotonic() > deadline:
+                    break
+            except ChildProcessError:
+                break
+            time.sleep(0.005)
 
 
 def python_executable() -> str:

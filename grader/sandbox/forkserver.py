@@ -84,7 +84,7 @@ class ForkServer:
         """Stop the fork server, which kills every worker it still has."""
         # Under bubblewrap the server runs below a process of bubblewrap's own, which outlives
         # bubblewrap and comes to this process when it adopts orphans (a job does): reap it.
-        below = set() if self.process is None else containment.children_of(self.process.pid)
+        below = set() if self.process is None else self._below()
         if self.control is not None:
             self.control.close()
             self.control = None
@@ -96,6 +96,25 @@ class ForkServer:
                 self.process.wait()
             self.process = None
         _reap(below)
+
+    def _below(self) -> set[int]:
+        """Return the processes just below the server's own; under bubblewrap, wait for them.
+
+        Bubblewrap forks the process that becomes the sandbox's first one a moment after it
+        starts: a server closed at once must still know it, to reap it when it comes here.
+        """
+        assert self.process is not None
+        deadline = time.monotonic() + STOP_SECONDS
+        below = containment.children_of(self.process.pid)
+        while (
+            not below
+            and self.isolation.mode == "bubblewrap"
+            and self.process.poll() is None
+            and time.monotonic() < deadline
+        ):
+            time.sleep(0.005)
+            below = containment.children_of(self.process.pid)
+        return below
 
     def _start(self) -> None:
         self.close()

@@ -57,7 +57,12 @@ SLOW = {
 def pytest_configure(config):
     for name in ("browser", "nbgrader", "bwrap", "slow"):
         config.addinivalue_line("markers", f"{name}: see tests/conftest.py")
-    present = {path.stem for path in TESTS.rglob("test_*.py")}
+    stems = [path.stem for path in TESTS.rglob("test_*.py")]
+    # The test folders are not packages, so two modules of one name collide at collection.
+    repeated = sorted({stem for stem in stems if stems.count(stem) > 1})
+    if repeated:
+        raise pytest.UsageError(f"test modules need names unique across tests/: {repeated}")
+    present = set(stems)
     unknown = (SANDBOXED | SLOW) - present
     if unknown:
         raise pytest.UsageError(f"tests/conftest.py names modules that do not exist: {unknown}")

@@ -37,12 +37,11 @@ from grader.sandbox.containment import RUNTIME_FILES, RUNTIME_FOLDERS
 STORE_FOLDER = ".resume"
 RECORD_FORMAT = 1
 # Everything whose change can change a verdict; reports are rebuilt anyway, so they are not here.
-# The sandbox's copy is declared once, in grader.sandbox.containment; the step manifest decides
-# which cells of a notebook are graded.
+# The sandbox's copy is declared once, in grader.sandbox.containment (the step manifest, which
+# decides which cells of a notebook are graded, among it).
 VERDICT_SOURCES = (
     *RUNTIME_FOLDERS,
     *RUNTIME_FILES,
-    "course/steps.toml",
     "grader/hidden",
     "grader/sandbox",
     "grader/plugin.py",

@@ -25,6 +25,7 @@ SANDBOXED = {
     "test_gradescope_bundle",
     "test_gradescope_debootstrap",
     "test_gradescope_isolation",
+    "test_gradescope_visible_checks",
     "test_hidden_catalogue",
     "test_lms",
     "test_resume_runs",

@@ -12,6 +12,7 @@ import json
 import math
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -19,6 +20,7 @@ from course.assemble import ExerciseCell, load_course
 from course.manifest import Course
 from grader.discover import Found
 from grader.integrations.gradescope import SELFCHECK_FILES, SELFCHECK_FOLDER, BundleSettings
+from grader.integrations.visible_checks import VisibleCheck, run_visible_checks
 from grader.model import Grade, Limits, Submission
 from grader.pipeline import grade_submissions, load_safely
 from grader.reports.files import results_json, write_atomically
@@ -114,7 +116,8 @@ def autograde(
         except OSError:
             # The pipeline could not write the file; the grade it returned still says why.
             results = results_json(grade, course)
-    document = gradescope_results(results, grade, settings, course)
+    visible = run_visible_checks(submission, course, settings.isolation)
+    document = gradescope_results(results, grade, settings, course, visible)
     document["execution_time"] = math.ceil(time.monotonic() - started)
     document["extra_data"] = {"isolation": containment.describe(isolation)}
     text = json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
@@ -138,17 +141,23 @@ class _KeepGrades:
 
 
 def gradescope_results(
-    results: str, grade: Grade, settings: BundleSettings, course: Course | None = None
+    results: str,
+    grade: Grade,
+    settings: BundleSettings,
+    course: Course | None = None,
+    visible: Sequence[VisibleCheck] = (),
 ) -> dict[str, Any]:
     """Return the results.json document Gradescope gets, from the one `grade` writes.
 
     The hidden tests keep their points and hints and take the visibility the instructor chose;
-    before them come the upload checks, worth no points and always visible.
+    before them come the upload checks and the course's visible checks (`visible`), worth no
+    points and always visible: what a student sees at once is what the notebooks' checks say.
     """
     document: dict[str, Any] = json.loads(results)
     for test in document["tests"]:
         test["visibility"] = settings.hidden_visibility
-    document["tests"] = [*upload_checks(grade, course), *document["tests"]]
+    shown = [_check(check.title, check.passed, check.output) for check in visible]
+    document["tests"] = [*upload_checks(grade, course), *shown, *document["tests"]]
     document.pop("visibility", None)  # each test says when it is shown
     document["output"] = _overall_output(document["output"], settings.hidden_visibility)
     return document
@@ -162,7 +171,10 @@ def _overall_output(summary: str, visibility: str) -> str:
     """
     if visibility == "visible":
         return summary
-    checks = "The checks below say whether your upload was read and your code ran."
+    checks = (
+        "The checks below say whether your upload was read, whether your code ran, and what "
+        "the visible checks of your notebooks say about it."
+    )
     if visibility == "hidden":
         score = summary.split("\n", 1)[0]
         return f"{score} The result of each hidden test is not shown. {checks}"

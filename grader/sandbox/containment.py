@@ -38,18 +38,45 @@ from grader.sandbox.inside import syscalls as inside_syscalls
 # The one list of what the sandbox's copy holds: the supplied course code student cells run
 # with, and the code that runs beside them. The Gradescope bundle and the resume fingerprint
 # are built from it too.
+# The visible checks are among them: Gradescope runs them beside the student's code.
 COURSE_RUNTIME = (
     "course/__init__.py",
     "course/analysis.py",
     "course/assemble.py",
+    "course/checks/__init__.py",
+    "course/checks/cases.py",
+    "course/checks/envelope.py",
+    "course/checks/error_codes.py",
+    "course/checks/expectations.py",
+    "course/checks/invoke_tool.py",
+    "course/checks/no_retry.py",
+    "course/checks/ownership.py",
+    "course/checks/unicode_boundary.py",
+    "course/checks/visible.py",
+    "course/checks/vocabulary.py",
     "course/contract.py",
+    "course/history.py",
     "course/manifest.py",
     "course/notebooks.py",
     "course/problems.py",
     "course/run.py",
+    "course/status.py",
     "course/supplied.py",
+    "course/tools.py",
 )
-RUNTIME_FILES = (*COURSE_RUNTIME, "grader/__init__.py", "grader/sandbox/__init__.py")
+# The data those modules read: the example tools' records, and the steps' manifest.
+COURSE_DATA = (
+    "course/records/documents.json",
+    "course/records/teams.json",
+    "course/records/users.json",
+    "course/steps.toml",
+)
+RUNTIME_FILES = (
+    *COURSE_RUNTIME,
+    *COURSE_DATA,
+    "grader/__init__.py",
+    "grader/sandbox/__init__.py",
+)
 RUNTIME_FOLDERS = ("grader/sandbox/inside",)
 SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64")
 # Under bubblewrap each worker works in a tmpfs of its own mounted here (and gets its own /tmp

@@ -25,6 +25,7 @@ from grader.sandbox.forkserver import ForkServer
 from grader.sandbox.handlers import Scenario, Toolbox
 from grader.sandbox.inside.picture import untag
 from grader.sandbox.inside.protocol import (
+    CheckReply,
     CodeUnitMessage,
     LoadRequest,
     ObservationData,
@@ -139,15 +140,7 @@ class SubmissionSession:
 
         Return the worker, which the session keeps until `stop()`.
         """
-        if self.out_of_time():
-            raise SandboxTimeout("the submission used up its time limit")
-        limits = worker_limits(
-            # The kernel's own backstop, per process, should the grader's accounting fail.
-            cpu_seconds=math.ceil(self.limits.timeout) + 1,
-            memory_mb=self.limits.memory_mb,
-            processes=self.limits.processes,
-        )
-        self.worker = worker = Worker(self.server, limits, self.uid)
+        self.worker = worker = self._new_worker()
         message: LoadRequest = {"op": "load", "units": self.units}
         try:
             reply = self._ask(worker, message)
@@ -164,6 +157,35 @@ class SubmissionSession:
             raise LoadFailure(reason)
         self.problems = tuple(str(problem) for problem in reply.get("problems", ()))
         return worker
+
+    def visible_checks(self) -> CheckReply:
+        """Run the course's visible checks on the code in a worker of their own; return its reply.
+
+        The worker is stopped afterwards, so no state the checks left behind reaches a hidden
+        test. Raise a SandboxProblem when the checks hang, crash or print without end.
+        """
+        self.worker = worker = self._new_worker()
+        message: LoadRequest = {"op": "load", "units": self.units, "check": True}
+        try:
+            reply = self._ask(worker, message)
+            if worker.output_full():
+                raise OutputLimit("the code printed more output than the limit allows")
+        finally:
+            self.stop()
+        if "checks" not in reply:
+            raise SandboxProblem(str(reply.get("error", "the worker did not run the checks")))
+        return reply
+
+    def _new_worker(self) -> Worker:
+        if self.out_of_time():
+            raise SandboxTimeout("the submission used up its time limit")
+        limits = worker_limits(
+            # The kernel's own backstop, per process, should the grader's accounting fail.
+            cpu_seconds=math.ceil(self.limits.timeout) + 1,
+            memory_mb=self.limits.memory_mb,
+            processes=self.limits.processes,
+        )
+        return Worker(self.server, limits, self.uid)
 
     def call(self, scenario: Scenario) -> Observation:
         """Run one scenario in the worker and return its Observation.

@@ -15,6 +15,7 @@ import sysconfig
 import zipfile
 from pathlib import Path
 
+from grader.integrations.visible_checks import TITLE as VISIBLE_CHECK
 from grader.model import CATEGORIES
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -118,8 +119,17 @@ def hidden_tests_of(document):
 
 
 def upload_checks_of(document):
-    """Return the upload checks of a results.json: the tests that carry no category tag."""
-    return [test for test in document["tests"] if not test.get("tags")]
+    """Return the upload checks of a results.json: untagged tests that are no visible check."""
+    return [
+        test
+        for test in document["tests"]
+        if not test.get("tags") and not test["name"].startswith(VISIBLE_CHECK)
+    ]
+
+
+def visible_checks_of(document):
+    """Return the course's visible checks of a results.json, in order."""
+    return [test for test in document["tests"] if test["name"].startswith(VISIBLE_CHECK)]
 
 
 def assert_gradescope_format(document, hidden_test_count, hidden_visibility="visible"):

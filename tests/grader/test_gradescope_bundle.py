@@ -47,7 +47,14 @@ def test_the_bundle_leaves_out_solutions_lessons_fixtures_and_tests(bundle):
         top = name.split("/", 1)[0]
         assert top not in {"solutions", "lessons", "fixtures", "tests", "tooling"}, name
         assert "__pycache__" not in name
-        assert not name.startswith("course/widgets/") and not name.startswith("course/checks/")
+        assert not name.startswith("course/widgets/")
+
+
+def test_the_bundle_carries_the_visible_checks_and_the_records_their_tools_read(bundle):
+    names = set(names_in(bundle))
+    assert {"course/checks/visible.py", "course/checks/envelope.py"} <= names
+    assert {"course/records/users.json", "course/tools.py"} <= names
+    assert "course/checks/testing.py" not in names  # step 8's own tests are not graded
 
 
 def test_the_self_check_grades_the_reference_and_a_disk_searcher_beside_its_twin(bundle):

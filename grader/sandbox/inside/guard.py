@@ -49,6 +49,7 @@ from grader.sandbox.inside.rules import (
 
 if TYPE_CHECKING:
     from grader.sandbox.inside.protocol import (
+        CheckReply,
         Hello,
         LoadRequest,
         RunRequest,
@@ -62,6 +63,8 @@ __builtins__ = dict(vars(builtins))  # type: ignore[assignment]
 
 _monotonic = time.monotonic  # bound before student code, which may patch the time module
 _HEADROOM = 200  # frames the guard may use beyond the student's recursion limit
+# The most text the visible checks may send back (a check's text is a few hundred characters).
+_CHECKS_TEXT_LIMIT = 1 << 20
 # How course.assemble.run_cells words a cell that stopped with a MemoryError.
 _MEMORY_PROBLEM = " stopped with MemoryError "
 
@@ -214,7 +217,7 @@ class Guard:
         while (message := self.channel.receive()) is not None:
             if message["op"] == "load":
                 units = [types.SimpleNamespace(**unit) for unit in message["units"]]
-                box[0] = {"op": "load", "units": units}
+                box[0] = {"op": "load", "units": units, "check": bool(message.get("check"))}
                 return
             if not self.ready:
                 self.channel.send({"error": "no submission is loaded"})
@@ -265,6 +268,20 @@ class Guard:
             return
         self.ready = True
         self.channel.send({"loaded": True, "problems": problems, "forbidden": self.forbidden})
+
+    def checked(self, _box: None, outcome: Any, text: object) -> None:
+        """Send the visible checks' text, read as data only: student code ran beside them."""
+        self.ready = False
+        if type(outcome) is MemoryError:
+            self.channel.send_text(MEMORY_REPLY)
+            return
+        if issubclass(type(outcome), BaseException):
+            problems = [f"Your code stopped with {type_name(type(outcome))} while it was loaded."]
+        else:
+            problems = [str.__str__(problem) for problem in outcome]
+        checks = text if type(text) is str and len(text) <= _CHECKS_TEXT_LIMIT else None
+        reply: CheckReply = {"checks": checks, "problems": problems, "forbidden": self.forbidden}
+        self.channel.send(reply)
 
     def begin(self, _box: None, tools: dict[str, object]) -> None:
         assert self.records is not None

@@ -15,6 +15,7 @@ import types
 from typing import TYPE_CHECKING, Any
 
 from course.assemble import run_cells
+from course.checks.visible import visible_checks_json
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -34,6 +35,7 @@ def serve() -> None:
     # (through a stand-in's __globals__ or this frame's f_globals), never this frame's locals.
     audit, modules, streams, stand_in = sys.audit, sys.modules, (sys.stdout, sys.stderr), tool
     module_type, run, flushing, get = types.ModuleType, run_cells, flush, dict.get
+    check = visible_checks_json
     invoke_tool: Any = None  # whatever the submission defined under that name
     while True:
         box: list[Any] = [None, None]  # the guard puts the work in it
@@ -48,6 +50,15 @@ def serve() -> None:
                 outcome = run(message["units"], module.__dict__)
             except BaseException as error:  # sys.exit at import is the student's to hear about
                 outcome = error
+            if message["check"]:
+                try:
+                    checked = check(module.__dict__)
+                except BaseException:  # the checks' own text says how each one went
+                    checked = None
+                flushing(streams)
+                audit("grader.checked", None, outcome, checked)
+                outcome = module = checked = None
+                continue
             invoke_tool = get(module.__dict__, "invoke_tool")
             flushing(streams)
             audit("grader.loaded", None, outcome, invoke_tool)

@@ -10,6 +10,9 @@ read these declarations, so a field is named and typed in one place.
     worker → job   LoadReply, a ToolCall per call of a tool, then an ObservationReply per
                    scenario (or an ErrorReply, or MEMORY_REPLY of channel.py)
 
+A worker asked to load with `check` set runs the course's visible checks instead of waiting
+for scenarios, and answers with a CheckReply (Gradescope shows them as its visible tests).
+
 Standard library only: the worker imports it too.
 """
 
@@ -38,6 +41,7 @@ class Hello(TypedDict):
 class LoadRequest(TypedDict):
     op: Literal["load"]
     units: list[CodeUnitMessage]
+    check: NotRequired[bool]  # run the visible checks on the loaded code, then stop
 
 
 class RunRequest(TypedDict):
@@ -129,8 +133,17 @@ class ErrorReply(TypedDict):
     error: str
 
 
+@final
+class CheckReply(TypedDict):
+    """The visible checks' results: JSON text made beside student code, so only data to read."""
+
+    checks: str | None  # course.checks.visible's text; None when the checks did not run
+    problems: list[str]  # what loading the code said (a cell that stopped, say)
+    forbidden: list[str]
+
+
 JobMessage = Hello | LoadRequest | RunRequest | ToolAnswer  # everything the job writes
-Reply = LoadReply | ObservationReply | ErrorReply  # what ends a request
+Reply = LoadReply | ObservationReply | CheckReply | ErrorReply  # what ends a request
 WorkerMessage = Reply | ToolCall  # everything the worker writes (MEMORY_REPLY aside)
 
 

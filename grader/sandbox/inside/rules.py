@@ -46,6 +46,7 @@ LOOP_EVENTS = frozenset(
     (
         "grader.next",
         "grader.loaded",
+        "grader.checked",
         "grader.begin",
         "grader.returned",
         "grader.raised",

@@ -73,7 +73,7 @@ c.Autograde.sanitize_preprocessors = with_step_instead(
     Autograde,
     "sanitize_preprocessors",
     OverwriteCells,
-    "grader.nbgrader_plugins.OverwriteReleasedCells",
+    "grader.integrations.nbgrader_plugins.OverwriteReleasedCells",
 )
 
 # nbgrader's gradebook builds a new submission's rows before adding them to its database
@@ -90,7 +90,7 @@ c.Autograde.autograde_preprocessors = with_step_after(
     Autograde,
     "autograde_preprocessors",
     Execute,
-    "grader.nbgrader_bridge.trusted_category_scores",
+    "grader.integrations.nbgrader_bridge.trusted_category_scores",
 )
 
 # Feedback shows each grade cell's result, never its hidden region: nbgrader would copy it.
@@ -99,18 +99,19 @@ c.GenerateFeedback.preprocessors = with_step_after(
     GenerateFeedback,
     "preprocessors",
     GetGrades,
-    "grader.nbgrader_plugins.ClearHiddenTestsForFeedback",
+    "grader.integrations.nbgrader_plugins.ClearHiddenTestsForFeedback",
 )
 
 # `nbgrader export` writes nbgrader's columns with two decimals (it would write a sum of
 # floats such as 56.830000000000005). For an LMS file from the gradebook, late penalties
-# included: nbgrader export --exporter=grader.nbgrader_plugins.CanvasExport (or MoodleExport).
-c.ExportApp.plugin_class = "grader.nbgrader_plugins.RoundedCsvExport"
+# included: nbgrader export --exporter=grader.integrations.nbgrader_plugins.CanvasExport
+# (or MoodleExport).
+c.ExportApp.plugin_class = "grader.integrations.nbgrader_plugins.RoundedCsvExport"
 
 # Late submissions: nbgrader records how late each one is (against the due date set with
 # `nbgrader db assignment add bounded_results --duedate=...`) and, by default, takes nothing
 # off. For the penalty `grade --late-policy per-hour:P` applies, uncomment:
-# c.AssignLatePenalties.plugin_class = "grader.nbgrader_plugins.PerHourPenalty"
+# c.AssignLatePenalties.plugin_class = "grader.integrations.nbgrader_plugins.PerHourPenalty"
 # c.PerHourPenalty.points_per_hour = 1.0
 # or, for nbgrader's own "a late submission scores 0":
 # c.LateSubmissionPlugin.penalty_method = "zero"

@@ -4,8 +4,8 @@ import csv
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from grader.integrations.nbgrader_bridge import grade_id_for
 from grader.model import CATEGORIES
-from grader.nbgrader_bridge import grade_id_for
 
 Points = dict[str, dict[str, float]]  # student -> category -> points
 

@@ -6,8 +6,8 @@
 
 The methods are nbgrader's: "none" (lateness is recorded, nothing is taken off), "zero" (a late
 submission scores 0), and "per-hour:P" (P points off for every started hour, as nbgrader's
-documented per-hour plugin does; `grader.nbgrader_plugins.PerHourPenalty` gives nbgrader this
-very rule). A penalty never takes a score below 0.
+documented per-hour plugin does; `grader.integrations.nbgrader_plugins.PerHourPenalty` gives
+nbgrader this very rule). A penalty never takes a score below 0.
 
 A submission's time is nbgrader's: the `timestamp.txt` that `nbgrader submit` writes and
 `nbgrader collect` keeps in submitted/<student>/<assignment>/; without one, the newest

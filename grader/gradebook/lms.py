@@ -9,7 +9,7 @@ score that counts: after any late penalty, two decimals, 0 for a rostered studen
 nothing. An optional comment column holds a one-line summary for Moodle's feedback; Canvas's
 gradebook import makes a new assignment of any column it does not know, so its file never has
 one. README.md ("Exports") documents the mapping. nbgrader's own gradebook can be exported the
-same way (grader.nbgrader_plugins.CanvasExport and MoodleExport).
+same way (grader.integrations.nbgrader_plugins.CanvasExport and MoodleExport).
 """
 
 import csv

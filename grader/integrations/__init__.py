@@ -1,1 +1,2 @@
-"""The grader inside other systems: Gradescope's autograder bundle and what runs in it."""
+"""The grader inside other systems: Gradescope's autograder bundle and what runs in it, and
+nbgrader's grade cells, preprocessors and exporters."""

@@ -40,9 +40,9 @@ try:
     def category_score(category, folder="."):
         return 10.0
 
-    _fake = types.ModuleType("grader.nbgrader_bridge")
+    _fake = types.ModuleType("grader.integrations.nbgrader_bridge")
     _fake.category_score = category_score
-    sys.modules["grader.nbgrader_bridge"] = _fake
+    sys.modules["grader.integrations.nbgrader_bridge"] = _fake
     get_ipython().input_transformers_post.append(_forge)
     get_ipython().events.register(
         "post_run_cell", lambda result: print("forged", file=sys.stderr)
@@ -145,7 +145,8 @@ def write_class(submitted):
                 "deleted": ["grade-envelope", "grade-redaction", "grade-no-retry"],
                 "extra_files": {
                     "grader/__init__.py": "",
-                    "grader/nbgrader_bridge.py": SHADOW_BRIDGE,
+                    "grader/integrations/__init__.py": "",
+                    "grader/integrations/nbgrader_bridge.py": SHADOW_BRIDGE,
                 },
             },
         ),

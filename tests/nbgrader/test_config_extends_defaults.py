@@ -48,17 +48,17 @@ COURSE = {
         "ClearOutput",
         "DeduplicateIds",
         "OverwriteKernelspec",
-        "grader.nbgrader_plugins.OverwriteReleasedCells",
+        "grader.integrations.nbgrader_plugins.OverwriteReleasedCells",
         "CheckCellMetadata",
     ],
     "autograde": [
         "Execute",
-        "grader.nbgrader_bridge.trusted_category_scores",
+        "grader.integrations.nbgrader_bridge.trusted_category_scores",
         *NBGRADER_0_9_6["autograde"][1:],
     ],
     "feedback": [
         "GetGrades",
-        "grader.nbgrader_plugins.ClearHiddenTestsForFeedback",
+        "grader.integrations.nbgrader_plugins.ClearHiddenTestsForFeedback",
         "CSSHTMLHeaderPreprocessor",
     ],
 }

@@ -177,7 +177,8 @@ def _run_cycle(base, diligent, hasty):
     # The course's own config, with the two settings an instructor edits for their machine.
     config = NBGRADER_CONFIG.read_text(encoding="utf-8") + (
         f"\nc.Exchange.root = {str(exchange)!r}\n"
-        'c.AssignLatePenalties.plugin_class = "grader.nbgrader_plugins.PerHourPenalty"\n'
+        "c.AssignLatePenalties.plugin_class = "
+        '"grader.integrations.nbgrader_plugins.PerHourPenalty"\n'
         f"c.PerHourPenalty.points_per_hour = {PENALTY_PER_HOUR}\n"
     )
     (root / "nbgrader_config.py").write_text(config, encoding="utf-8")
@@ -230,7 +231,7 @@ def _run_cycle(base, diligent, hasty):
     instructor("export")
     instructor(
         "export",
-        "--exporter=grader.nbgrader_plugins.CanvasExport",
+        "--exporter=grader.integrations.nbgrader_plugins.CanvasExport",
         "--to=nbgrader-canvas.csv",
     )
     _keep_logs(logs)

@@ -14,7 +14,12 @@ from conftest import VENV_BIN
 from nbgrader.api import Gradebook
 from traitlets.config import Config
 
-from grader.nbgrader_plugins import CanvasExport, MoodleExport, PerHourPenalty, RoundedCsvExport
+from grader.integrations.nbgrader_plugins import (
+    CanvasExport,
+    MoodleExport,
+    PerHourPenalty,
+    RoundedCsvExport,
+)
 
 # nbgrader's add_submission draws the SQLAlchemy warning nbgrader_config.py silences.
 pytestmark = pytest.mark.filterwarnings("ignore:Object of type <Submitted")

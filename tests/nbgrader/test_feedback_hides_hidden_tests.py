@@ -5,7 +5,10 @@ import re
 
 from conftest import GRADED_NOTEBOOK, nbgrader
 
-HIDDEN_REGION_TEXT = ("BEGIN HIDDEN TESTS", "from grader.nbgrader_bridge import category_score")
+HIDDEN_REGION_TEXT = (
+    "BEGIN HIDDEN TESTS",
+    "from grader.integrations.nbgrader_bridge import category_score",
+)
 
 
 def page_text(page):

@@ -9,9 +9,9 @@ from classroom import ASSIGNMENT
 from conftest import GRADED_NOTEBOOK
 from nbclient import NotebookClient
 
-from grader import nbgrader_bridge
+from grader.integrations import nbgrader_bridge
+from grader.integrations.nbgrader_bridge import HiddenSuiteDamaged, grade_id_for
 from grader.model import CATEGORIES, POINTS_PER_CATEGORY
-from grader.nbgrader_bridge import HiddenSuiteDamaged, grade_id_for
 from grader.run import HiddenTest
 from tooling.paths import LESSONS_DIR, SOLUTIONS_DIR
 

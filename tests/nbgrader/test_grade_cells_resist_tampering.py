@@ -12,8 +12,8 @@ from classroom import ASSIGNMENT
 from conftest import GRADED_NOTEBOOK
 from test_workflow_matches_grader import gradebook_category_scores
 
+from grader.integrations.nbgrader_bridge import grade_id_for
 from grader.model import CATEGORIES
-from grader.nbgrader_bridge import grade_id_for
 
 
 def autograded_cells(root, student):
@@ -60,7 +60,7 @@ def test_deleted_grade_cells_are_added_back_and_graded(graded_course):
 
 
 def test_files_added_to_one_folder_do_not_disarm_grading_for_a_later_student(graded_course):
-    shadow = graded_course.root / "autograded" / "eve" / ASSIGNMENT / "grader"
+    shadow = graded_course.root / "autograded" / "eve" / ASSIGNMENT / "grader" / "integrations"
     assert (shadow / "nbgrader_bridge.py").is_file(), "the shadow package reached the kernel"
     honest = graded_course.grader_rows()["grace"]
     scores = gradebook_category_scores(graded_course.root, "grace")

@@ -13,22 +13,23 @@ from pathlib import Path
 from course.assemble import cell_id_of, load_course
 from course.manifest import Course
 from grader.paths import LESSONS, SUBMISSIONS
+from grader.selfcheck import find_fixture
 
 CATALOGUE = SUBMISSIONS
 
 # Adversarial submissions that finish in about the time of an honest one. Those that hang,
 # crash or fill memory on every test measure the time limits, not the grader, so they stay out.
 QUICK_ADVERSARIAL = (
-    "eq-always-true.py",
-    "dict-subclass-envelope.py",
-    "missing-function.py",
-    "patched-json-dumps.py",
-    "patches-grader-modules.py",
-    "reads-hidden-tests.py",
-    "syntax-error.py",
-    "sys-exit-at-import.py",
-    "wrong-signature.py",
-    "writes-output-folder.py",
+    "eq-always-true",
+    "dict-subclass-envelope",
+    "missing-function",
+    "patched-json-dumps",
+    "patches-grader-modules",
+    "reads-hidden-tests",
+    "syntax-error",
+    "sys-exit-at-import",
+    "wrong-signature",
+    "writes-output-folder",
 )
 
 
@@ -36,7 +37,7 @@ def submission_mix() -> list[Path]:
     """Return the catalogue files a class cycles through: about 3 correct, 5 buggy, 2 hostile."""
     correct = sorted((CATALOGUE / "correct").glob("*.py"))
     buggy = sorted((CATALOGUE / "buggy").glob("*/*.py"))
-    hostile = [CATALOGUE / "adversarial" / name for name in QUICK_ADVERSARIAL]
+    hostile = [find_fixture("adversarial", name) for name in QUICK_ADVERSARIAL]
     mix: list[Path] = []
     for index in range(max(len(correct), len(buggy), len(hostile))):
         for group, share in ((correct, 3), (buggy, 5), (hostile, 2)):

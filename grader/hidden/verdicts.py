@@ -97,7 +97,7 @@ def success_value(submission: SubmissionSession, observation: Observation, value
     plain_verdict), an envelope without a value field is the envelope's. Raising is judged
     here unless invoke_tool raises even for a bare number: a submission could raise for the
     very results that would show a shared object, and earn more in this category than its
-    honest twin (fixtures/submissions/adversarial/raises-to-dodge-ownership.py).
+    honest twin (fixtures/submissions/adversarial/ownership/raises-to-dodge-ownership.py).
     """
     if observation.envelope is None:
         plain_verdict(submission, SCALAR)

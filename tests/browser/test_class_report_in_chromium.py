@@ -20,7 +20,7 @@ from grader.model import CATEGORIES
 from grader.paths import PROJECT_ROOT, SAMPLE_CLASS, SUBMISSIONS
 
 SAMPLE = SAMPLE_CLASS / "submitted"
-ENDLESS = SUBMISSIONS / "adversarial" / "infinite-loop-at-import.py"
+ENDLESS = SUBMISSIONS / "adversarial" / "timeout" / "infinite-loop-at-import.py"
 GRADED = ("ada", "alan", "grace", "linus", "endless")
 ABSENT = "bob"
 

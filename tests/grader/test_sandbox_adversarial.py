@@ -8,6 +8,7 @@ import pytest
 from grader.model import CodeUnit, Limits, Submission
 from grader.run import RunSettings, hidden_tests, run_submissions
 from grader.score import score
+from grader.selfcheck import find_fixture
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures/submissions"
 REFERENCE = (FIXTURES / "correct/reference.py").read_text(encoding="utf-8")
@@ -41,7 +42,7 @@ def single_file(name, source):
 
 
 def fixture(name):
-    return single_file(name, (FIXTURES / f"adversarial/{name}.py").read_text(encoding="utf-8"))
+    return single_file(name, find_fixture("adversarial", name).read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="module")

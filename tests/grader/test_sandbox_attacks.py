@@ -27,6 +27,7 @@ import pytest
 from grader.model import CATEGORIES, TEST_STATUSES, CodeUnit, Limits, Submission
 from grader.run import RunSettings, hidden_tests, run_submissions
 from grader.score import score
+from grader.selfcheck import find_fixture
 
 PROJECT = Path(__file__).resolve().parents[2]
 FIXTURES = PROJECT / "fixtures/submissions"
@@ -84,7 +85,7 @@ def single_file(name, source):
 def fixture(folder, name):
     return single_file(
         name if folder == "adversarial" else f"twin-{name}",
-        (FIXTURES / folder / f"{name}.py").read_text(encoding="utf-8"),
+        find_fixture(folder, name).read_text(encoding="utf-8"),
     )
 
 

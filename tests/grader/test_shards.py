@@ -83,7 +83,7 @@ CLASS_FILES = [
     "buggy/envelope/ok-is-int.py",
     "buggy/ownership/shallow-copy-arguments.py",
     "buggy/no_retry/retries-any-exception.py",
-    "adversarial/syntax-error.py",
+    "adversarial/error/syntax-error.py",
 ]
 # The seconds each run took differ from run to run by nature: they are kept apart in
 # timings.json and the run records, and shown in one column of the class report.

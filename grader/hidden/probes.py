@@ -8,7 +8,7 @@ tagged values; the few it cannot even describe (cycles, IntEnum members) as name
 import enum
 import json
 from collections.abc import Iterator, Mapping
-from typing import Any, Literal, TypedDict, Unpack
+from typing import Any, Final, Literal, TypedDict, Unpack
 
 import pytest
 
@@ -22,6 +22,8 @@ from grader.sandbox.session import MISSING, Observation
 MARKER = "PRIVATE-9c1e-secret"
 TOOL = "probe"
 ROOMY = 10**7  # a budget no value of the hidden tests comes near
+# What outcome_of says of a call that succeeded, beside the failure codes it says of the others.
+SUCCESS: Final = "success"
 
 
 class _Budget(enum.Enum):
@@ -206,12 +208,12 @@ def outcome_of(observation: Observation) -> object:
     returned(observation)
     error = _plain(field(observation, "error"))
     if error is None:
-        return "success"
+        return SUCCESS
     if error in FAILURE_CODES:
         return error
     ok = _plain(field(observation, "ok"))
     if ok is not MISSING and ok == True:  # noqa: E712 - 1 and 1.0 read as True here
-        return "success"
+        return SUCCESS
     if ok is not MISSING and ok == False and error is not MISSING:  # noqa: E712
         return error
     raise NotJudged("the envelope shows neither ok nor a code, which the envelope category judges")
@@ -223,7 +225,7 @@ def failed(observation: Observation) -> bool:
     if ok is not MISSING and ok == False:  # noqa: E712
         return True
     try:
-        return outcome_of(observation) != "success"
+        return outcome_of(observation) != SUCCESS
     except NotJudged:
         return False
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from course.supplied import FAILURE_CODES
+from course.contract import ENVELOPE_KEYS, FAILURE_CODES, NOT_FOUND
 from grader.hidden.probes import (
     MARKER,
     ROOMY,
@@ -43,7 +43,6 @@ IDS = {
     "beyond_float": ("for an int id beyond 2**53, which a float cannot hold", 2**53 + 1),
     "huge": ("for a 30-digit int id", 10**30 + 7),
 }
-KEYS = {"id", "ok", "value", "error"}
 
 
 def failing(request_id: object) -> dict[str, Scenario]:
@@ -140,7 +139,7 @@ def test_success_envelope_has_exactly_four_keys(
     if observation.envelope is None:
         plain_verdict(submission, value)  # raising for this value at all: rule 8's case
     envelope = envelope_of(observation)
-    assert isinstance(envelope, dict) and set(envelope) == KEYS, envelope
+    assert isinstance(envelope, dict) and set(envelope) == set(ENVELOPE_KEYS), envelope
 
 
 @pytest.mark.parametrize("failure", FAILURES)
@@ -149,7 +148,7 @@ def test_failure_envelope_has_exactly_four_keys(
 ) -> None:
     """A failure is a dict with exactly the keys id, ok, value and error."""
     envelope = returned(submission.call(failing("req-1")[failure]))
-    assert isinstance(envelope, dict) and set(envelope) == KEYS, envelope
+    assert isinstance(envelope, dict) and set(envelope) == set(ENVELOPE_KEYS), envelope
 
 
 def test_success_shape(submission: SubmissionSession) -> None:
@@ -165,7 +164,7 @@ def consistent(envelope: object) -> bool:
     Whether this call should have failed at all is another category's rule (error codes,
     vocabulary, budget); the envelope's rule is that its fields agree with each other.
     """
-    if not isinstance(envelope, dict) or set(envelope) != KEYS:
+    if not isinstance(envelope, dict) or set(envelope) != set(ENVELOPE_KEYS):
         return False
     if envelope["ok"] is True:
         return envelope["error"] is None
@@ -224,10 +223,10 @@ def test_extra_request_keys_are_ignored(submission: SubmissionSession) -> None:
     """Keys of the request other than id, tool and arguments change nothing in the envelope."""
     plain = returned(submission.call(scenario(returns(5))))
     probe = scenario(returns(5))
-    probe["request"].update(trace="t-1", ok=False, error="not_found", value=9)
+    probe["request"].update(trace="t-1", ok=False, error=NOT_FOUND, value=9)
     observation = submission.call(probe)
     envelope = envelope_of(observation)
-    assert isinstance(envelope, dict) and set(envelope) == KEYS, envelope
+    assert isinstance(envelope, dict) and set(envelope) == set(ENVELOPE_KEYS), envelope
     assert same_json(envelope, plain), "the envelope differs from the one without the other keys"
     assert not observation["request_changed"], "the request lost or changed its other keys"
 

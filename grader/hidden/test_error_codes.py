@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from course.contract import INVALID_INPUT, NOT_FOUND, PERMISSION_DENIED, TOOL_FAILED, UNKNOWN_TOOL
 from grader.hidden.probes import (
     FALSY_HANDLERS,
     ROOMY,
@@ -41,36 +42,36 @@ from grader.sandbox.session import SubmissionSession
 pytestmark = pytest.mark.category("error_codes")
 
 COURSE_EXCEPTIONS = {
-    "invalid_input": ("for InvalidInputError", "invalid_input"),
-    "permission_denied": ("for PermissionDeniedError", "permission_denied"),
-    "not_found": ("for NotFoundError", "not_found"),
-    "invalid_input_subclass": ("for a subclass of InvalidInputError", "invalid_input"),
-    "permission_denied_subclass": ("for a subclass of PermissionDeniedError", "permission_denied"),
-    "not_found_subclass": ("for a subclass of NotFoundError", "not_found"),
-    "invalid_input_mixin": ("for InvalidInputError mixed with ValueError", "invalid_input"),
+    "invalid_input": ("for InvalidInputError", INVALID_INPUT),
+    "permission_denied": ("for PermissionDeniedError", PERMISSION_DENIED),
+    "not_found": ("for NotFoundError", NOT_FOUND),
+    "invalid_input_subclass": ("for a subclass of InvalidInputError", INVALID_INPUT),
+    "permission_denied_subclass": ("for a subclass of PermissionDeniedError", PERMISSION_DENIED),
+    "not_found_subclass": ("for a subclass of NotFoundError", NOT_FOUND),
+    "invalid_input_mixin": ("for InvalidInputError mixed with ValueError", INVALID_INPUT),
     "invalid_input_mixin_builtin_first": (
         "for ValueError mixed with InvalidInputError",
-        "invalid_input",
+        INVALID_INPUT,
     ),
     "permission_denied_mixin": (
         "for PermissionError mixed with PermissionDeniedError",
-        "permission_denied",
+        PERMISSION_DENIED,
     ),
-    "not_found_mixin": ("for KeyError mixed with NotFoundError", "not_found"),
+    "not_found_mixin": ("for KeyError mixed with NotFoundError", NOT_FOUND),
     "course_code_attribute": (
         "for NotFoundError with a code attribute naming another code",
-        "not_found",
+        NOT_FOUND,
     ),
     "course_caused_by_other": (
         "for PermissionDeniedError raised from a NotFoundError",
-        "permission_denied",
+        PERMISSION_DENIED,
     ),
     "course_notes_spell_a_code": (
         "for InvalidInputError with notes naming other codes",
-        "invalid_input",
+        INVALID_INPUT,
     ),
-    "unprintable_course": ("for NotFoundError whose str() and repr() fail", "not_found"),
-    "structured_args": ("for InvalidInputError carrying several arguments", "invalid_input"),
+    "unprintable_course": ("for NotFoundError whose str() and repr() fail", NOT_FOUND),
+    "structured_args": ("for InvalidInputError carrying several arguments", INVALID_INPUT),
 }
 OTHER_EXCEPTIONS = {
     "key_error": "for KeyError",
@@ -113,7 +114,7 @@ MISLEADING_MESSAGES = {
     "other_spells_not_found": (
         "for a KeyError whose message is not_found",
         "key_error",
-        "not_found",
+        NOT_FOUND,
     ),
     "other_says_not_found": (
         'for a LookupError whose message says "not found"',
@@ -133,15 +134,15 @@ MISLEADING_MESSAGES = {
     "course_spells_another": (
         "for a NotFoundError whose message is permission_denied",
         "not_found",
-        "permission_denied",
+        PERMISSION_DENIED,
     ),
     "course_spells_unknown": (
         "for an InvalidInputError whose message is unknown_tool",
         "invalid_input",
-        "unknown_tool",
+        UNKNOWN_TOOL,
     ),
 }
-CODE_OF_KIND = {"not_found": "not_found", "invalid_input": "invalid_input"}
+CODE_OF_KIND = {"not_found": NOT_FOUND, "invalid_input": INVALID_INPUT}
 BASE_EXCEPTIONS = {
     "keyboard_interrupt": "for KeyboardInterrupt",
     "system_exit": "for SystemExit",
@@ -183,14 +184,14 @@ error_of = code_of
 def test_unknown_tool_code(submission: SubmissionSession, tool: str) -> None:
     """A tool name that is not exactly a key of the tools table gives unknown_tool."""
     observation = submission.call(unknown_tool_scenario(tool=tool))
-    assert error_of(observation) == "unknown_tool"
+    assert error_of(observation) == UNKNOWN_TOOL
 
 
 def test_unknown_tool_with_empty_table(submission: SubmissionSession) -> None:
     """A call with an empty tools table gives unknown_tool."""
     probe = unknown_tool_scenario(tool="probe")
     probe["tools"] = {}
-    assert error_of(submission.call(probe)) == "unknown_tool"
+    assert error_of(submission.call(probe)) == UNKNOWN_TOOL
 
 
 @pytest.mark.parametrize("handler", cases(FALSY_HANDLERS))
@@ -205,7 +206,7 @@ def test_a_handler_that_is_false_is_still_a_tool(
     """
     observation = submission.call(scenario(handler))
     if handler["does"] == "raise":
-        assert error_of(observation) == "not_found"
+        assert error_of(observation) == NOT_FOUND
         return
     assert observation.envelope is not None, describe_raise(observation)
     assert outcome_of(observation) not in EXCEPTION_CODES
@@ -221,14 +222,14 @@ def test_course_exception_code(submission: SubmissionSession, kind: str) -> None
 def test_exception_of_two_course_classes(submission: SubmissionSession) -> None:
     """An exception that is an instance of two course classes gets the code of either."""
     observation = submission.call(scenario(raises("ambiguous")))
-    assert error_of(observation) in ("invalid_input", "not_found")
+    assert error_of(observation) in (INVALID_INPUT, NOT_FOUND)
 
 
 @pytest.mark.parametrize("kind", cases({k: (w, k) for k, w in OTHER_EXCEPTIONS.items()}))
 def test_other_exception_is_tool_failed(submission: SubmissionSession, kind: str) -> None:
     """Any other exception, built-ins like KeyError or PermissionError included, is tool_failed."""
     observation = submission.call(scenario(raises(kind)))
-    assert error_of(observation) == "tool_failed"
+    assert error_of(observation) == TOOL_FAILED
 
 
 @pytest.mark.parametrize(
@@ -240,7 +241,7 @@ def test_the_message_never_decides_the_code(
     """The code comes from the exception's class alone, whatever its message says."""
     kind, message = case
     observation = submission.call(scenario(raises(kind, message=message)))
-    assert error_of(observation) == CODE_OF_KIND.get(kind, "tool_failed")
+    assert error_of(observation) == CODE_OF_KIND.get(kind, TOOL_FAILED)
 
 
 @pytest.mark.parametrize(
@@ -256,7 +257,7 @@ def test_exception_without_message_still_has_its_code(
     submission: SubmissionSession, kind: str
 ) -> None:
     """An exception raised with no message at all still gets its code."""
-    expected = {"invalid_input": "invalid_input", "value_error": "tool_failed"}[kind]
+    expected = {"invalid_input": INVALID_INPUT, "value_error": TOOL_FAILED}[kind]
     observation = submission.call(scenario(raises(kind, message="")))
     assert error_of(observation) == expected
 

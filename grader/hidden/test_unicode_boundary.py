@@ -8,7 +8,9 @@ accepted there, the refusal came from the budget, and the case is judged.
 
 import pytest
 
+from course.contract import RESULT_TOO_LARGE
 from grader.hidden.probes import (
+    SUCCESS,
     cases,
     describe_raise,
     encoded_size,
@@ -66,13 +68,13 @@ def plain_outcome(submission: SubmissionSession, value: object, budget: int) -> 
 @pytest.mark.parametrize("value", cases(VALUES))
 def test_size_equal_to_budget_passes(submission: SubmissionSession, value: object) -> None:
     """A result whose encoded size equals max_result_bytes succeeds."""
-    assert judged_outcome(submission, value, encoded_size(value)) == "success"
+    assert judged_outcome(submission, value, encoded_size(value)) == SUCCESS
 
 
 @pytest.mark.parametrize("value", cases(VALUES))
 def test_one_byte_over_budget_is_too_large(submission: SubmissionSession, value: object) -> None:
     """A result one byte larger than max_result_bytes gives result_too_large."""
-    assert judged_outcome(submission, value, encoded_size(value) - 1) == "result_too_large"
+    assert judged_outcome(submission, value, encoded_size(value) - 1) == RESULT_TOO_LARGE
 
 
 UNIT_WORDS = {
@@ -88,20 +90,20 @@ OVER = {n: (f"for a result one byte over the budget {w}", UNITS[n]) for n, w in 
 @pytest.mark.parametrize("unit", cases(EXACT))
 def test_default_budget_is_4096_bytes(submission: SubmissionSession, unit: str) -> None:
     """Without max_result_bytes, a result of exactly 4096 bytes succeeds."""
-    assert judged_outcome(submission, text_of_size(DEFAULT_BUDGET, unit)) == "success"
+    assert judged_outcome(submission, text_of_size(DEFAULT_BUDGET, unit)) == SUCCESS
 
 
 @pytest.mark.parametrize("unit", cases(OVER))
 def test_default_budget_rejects_4097_bytes(submission: SubmissionSession, unit: str) -> None:
     """Without max_result_bytes, a result of 4097 bytes gives result_too_large."""
     value = text_of_size(DEFAULT_BUDGET + 1, unit)
-    assert judged_outcome(submission, value) == "result_too_large"
+    assert judged_outcome(submission, value) == RESULT_TOO_LARGE
 
 
 @pytest.mark.parametrize("value", cases(SMALLEST))
 def test_zero_budget_rejects_every_value(submission: SubmissionSession, value: object) -> None:
     """With max_result_bytes 0, even the smallest result gives result_too_large."""
-    assert judged_outcome(submission, value, 0) == "result_too_large"
+    assert judged_outcome(submission, value, 0) == RESULT_TOO_LARGE
 
 
 @pytest.mark.parametrize(
@@ -109,7 +111,7 @@ def test_zero_budget_rejects_every_value(submission: SubmissionSession, value: o
 )
 def test_a_tiny_budget_is_measured_exactly(submission: SubmissionSession, value: object) -> None:
     """A budget of a byte or two is measured like any other: the result fits exactly."""
-    assert judged_outcome(submission, value, encoded_size(value)) == "success"
+    assert judged_outcome(submission, value, encoded_size(value)) == SUCCESS
 
 
 SIZES = {
@@ -121,9 +123,9 @@ SIZES = {
 @pytest.mark.parametrize("value", cases(SIZES))
 def test_large_budget_accepts_large_value(submission: SubmissionSession, value: object) -> None:
     """A large budget is honoured as given: a large result of exactly that size succeeds."""
-    assert plain_outcome(submission, value, encoded_size(value)) == "success"
+    assert plain_outcome(submission, value, encoded_size(value)) == SUCCESS
 
 
 def test_large_budget_is_measured_exactly(submission: SubmissionSession) -> None:
     """A large result one byte over a large budget gives result_too_large."""
-    assert plain_outcome(submission, LARGE, encoded_size(LARGE) - 1) == "result_too_large"
+    assert plain_outcome(submission, LARGE, encoded_size(LARGE) - 1) == RESULT_TOO_LARGE

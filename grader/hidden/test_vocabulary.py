@@ -7,7 +7,8 @@ is another category's wrong answer: only invalid_result is the vocabulary's verd
 
 import pytest
 
-from grader.hidden.probes import ROOMY, cases, outcome_of, returns, returns_made, scenario
+from course.contract import INVALID_RESULT, RESULT_TOO_LARGE
+from grader.hidden.probes import ROOMY, SUCCESS, cases, outcome_of, returns, returns_made, scenario
 from grader.hidden.results import ACCEPTED, MADE, OUTSIDE, UNENCODABLE_AND_LONG
 from grader.model import NotJudged
 from grader.sandbox.session import Observation, SubmissionSession
@@ -18,9 +19,9 @@ pytestmark = pytest.mark.category("vocabulary")
 def accepted(observation: Observation) -> bool:
     """Say whether the call succeeded; refused with another code than invalid_result, step aside."""
     outcome = outcome_of(observation)
-    if outcome not in ("success", "invalid_result"):
+    if outcome not in (SUCCESS, INVALID_RESULT):
         raise NotJudged(f"the result was refused with {outcome!r}, which another category judges")
-    return outcome == "success"
+    return outcome == SUCCESS
 
 
 # Deeper than a picture may carry, so the worker builds them: the vocabulary has no depth limit
@@ -37,7 +38,7 @@ def test_value_outside_vocabulary_is_invalid_result(
     submission: SubmissionSession, value: object
 ) -> None:
     """A result holding a value outside the JSON vocabulary, at any depth, gives invalid_result."""
-    assert outcome_of(submission.call(scenario(returns(value)))) == "invalid_result"
+    assert outcome_of(submission.call(scenario(returns(value)))) == INVALID_RESULT
 
 
 @pytest.mark.parametrize("maker", cases({name: (words, name) for name, words in MADE.items()}))
@@ -45,25 +46,25 @@ def test_object_outside_vocabulary_is_invalid_result(
     submission: SubmissionSession, maker: str
 ) -> None:
     """A result holding a subclass, a foreign object or a cycle gives invalid_result."""
-    assert outcome_of(submission.call(scenario(returns_made(maker)))) == "invalid_result"
+    assert outcome_of(submission.call(scenario(returns_made(maker)))) == INVALID_RESULT
 
 
 def test_nesting_too_deep_to_encode_is_invalid_result(submission: SubmissionSession) -> None:
     """A result nested too deeply for json.dumps gives invalid_result."""
     observation = submission.call(scenario(returns_made("deep_list", depth=5000)))
-    assert outcome_of(observation) == "invalid_result"
+    assert outcome_of(observation) == INVALID_RESULT
 
 
 def test_unencodable_text_over_the_budget_is_invalid_result(submission: SubmissionSession) -> None:
     """Text holding a lone surrogate has no UTF-8 size: over a budget too, it is invalid_result."""
     observation = submission.call(scenario(returns(UNENCODABLE_AND_LONG), max_result_bytes=10))
-    assert outcome_of(observation) == "invalid_result"
+    assert outcome_of(observation) == INVALID_RESULT
 
 
 def test_outside_and_too_large_gets_either_code(submission: SubmissionSession) -> None:
     """A result both outside the vocabulary and too large may get either code."""
     observation = submission.call(scenario(returns(("x" * 100,) * 20), max_result_bytes=50))
-    assert outcome_of(observation) in ("invalid_result", "result_too_large")
+    assert outcome_of(observation) in (INVALID_RESULT, RESULT_TOO_LARGE)
 
 
 @pytest.mark.parametrize("value", cases(ACCEPTED))

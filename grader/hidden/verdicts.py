@@ -8,9 +8,10 @@ free: a bug that makes a test step aside here costs that category's own case.
 from typing import Any
 
 from course import contract
-from course.contract import UNKNOWN_TOOL
+from course.contract import INVALID_RESULT, RESULT_TOO_LARGE, UNKNOWN_TOOL
 from grader.hidden.probes import (
     ROOMY,
+    SUCCESS,
     describe_raise,
     failed,
     field,
@@ -43,7 +44,7 @@ def plain_verdict(submission: SubmissionSession, value: object) -> None:
         outcome = outcome_of(plain)
     except NotJudged:
         return
-    if outcome == "invalid_result":
+    if outcome == INVALID_RESULT:
         raise NotJudged("the value is refused at any size, which the vocabulary category judges")
     if outcome in EXCEPTION_CODES:
         raise NotJudged(f"the value gets {outcome} at any size, which error_codes judges")
@@ -63,7 +64,7 @@ def settled_elsewhere(
         outcome = outcome_of(observation)
     except NotJudged:
         return
-    if outcome not in ("success", "result_too_large"):
+    if outcome not in (SUCCESS, RESULT_TOO_LARGE):
         plain_verdict(submission, value)
 
 
@@ -84,7 +85,7 @@ def falsy_settled_elsewhere(
         outcome = outcome_of(observation)
     except NotJudged:
         return
-    if outcome == "invalid_result":
+    if outcome == INVALID_RESULT:
         plain_verdict(submission, value)
     elif outcome in EXCEPTION_CODES:
         plain_verdict(submission, control)

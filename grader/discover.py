@@ -5,8 +5,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from course.assemble import load_course
-from course.manifest import Course
+from course.manifest import Course, load_course
 
 KINDS = ("lessons", "notebook", "python")
 

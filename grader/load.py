@@ -11,14 +11,9 @@ that student's result: a Submission with an `error` in the student's words and n
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from course.assemble import (
-    AssemblyError,
-    ExerciseCell,
-    exercise_cells,
-    load_course,
-    notebook_exercise_cells,
-)
-from course.manifest import Course
+from course.assemble import ExerciseCell, exercise_cells, notebook_exercise_cells
+from course.manifest import Course, load_course
+from course.notebooks import AssemblyError
 from grader.discover import Found
 from grader.model import CodeUnit, Submission
 

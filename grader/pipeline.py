@@ -18,8 +18,7 @@ from pathlib import Path
 from types import FrameType
 from typing import NoReturn, Protocol
 
-from course.assemble import load_course
-from course.manifest import Course
+from course.manifest import Course, load_course
 from grader import ids, resume, run
 from grader.discover import Found, UsageError, discover
 from grader.gradebook.book import ClassBook

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from course.assemble import load_course
+from course.manifest import load_course
 from grader.gradebook.summary import StudentSummary, one_line_comment
 from grader.reports.feedback import format_points
 from grader.reports.files import write_atomically

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from course.assemble import load_course
+from course.manifest import load_course
 from grader import run
 from grader.discover import Found
 from grader.load import load

@@ -6,8 +6,7 @@ student can learn from them without being handed the tests.
 
 from collections.abc import Iterable
 
-from course.assemble import load_course
-from course.manifest import Course, Step
+from course.manifest import Course, Step, load_course
 from grader.model import NOT_JUDGED, TestOutcome, TestStatus
 
 # What each category is about, in a student's words. Keys are grader.model.CATEGORIES.

@@ -13,7 +13,8 @@ from builders import (
     write_notebook,
 )
 
-from course.assemble import AssemblyError, exercise_cells, notebook_exercise_cells, read_step
+from course.assemble import exercise_cells, notebook_exercise_cells, read_step
+from course.notebooks import AssemblyError
 from course.run import run_cells
 
 STEP_2 = COURSE.steps[1]

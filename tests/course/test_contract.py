@@ -5,7 +5,7 @@ import re
 import pytest
 
 from course import contract
-from course.assemble import load_course
+from course.manifest import load_course
 from grader.paths import PROJECT_ROOT
 
 CONTRACT = (PROJECT_ROOT / "docs" / "CONTRACT.md").read_text(encoding="utf-8")

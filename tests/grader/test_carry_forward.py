@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from course.assemble import load_course
+from course.manifest import load_course
 from grader import run
 from grader.discover import Found
 from grader.load import load

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from course.assemble import load_course
+from course.manifest import load_course
 from grader.discover import UsageError, discover
 
 COURSE = load_course()

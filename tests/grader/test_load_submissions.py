@@ -3,7 +3,7 @@
 import json
 from pathlib import Path
 
-from course.assemble import load_course
+from course.manifest import load_course
 from grader.discover import Found
 from grader.load import load
 

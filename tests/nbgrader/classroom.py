@@ -9,7 +9,7 @@ import json
 import shutil
 from pathlib import Path
 
-from course.assemble import load_course
+from course.manifest import load_course
 from tooling.paths import LESSONS_DIR, SOLUTIONS_DIR
 
 ASSIGNMENT = load_course().assignment

@@ -3,6 +3,7 @@
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+REQUIREMENTS = PROJECT_ROOT / "requirements.txt"  # the pins every install takes its versions from
 HIDDEN_TESTS = PROJECT_ROOT / "grader" / "hidden"
 HIDDEN_CONFIG = HIDDEN_TESTS / "pytest.ini"  # the hidden suite's own, wherever it runs
 LESSONS = PROJECT_ROOT / "lessons"

@@ -6,12 +6,12 @@ whole, so the solutions, the grader and the tests cannot slip in.
 """
 
 import argparse
-import re
 import shutil
 import sys
 from pathlib import Path
 
 from grader.paths import LESSONS, PROJECT_ROOT
+from grader.requirements import pinned_requirements
 from tooling.paths import assignment_name, relative
 
 DEFAULT_FOLDER = PROJECT_ROOT / "build" / "handout"
@@ -22,21 +22,6 @@ STUDENT_PACKAGES = ("jupyterlab", "notebook", "ipywidgets", "ipykernel")
 STUDENT_FILES = Path(__file__).with_name("student")
 HAND_IN = "hand_in.py"
 IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints")
-
-
-def pinned_requirements(
-    requirements_file: str | Path = PROJECT_ROOT / "requirements.txt",
-) -> list[str]:
-    """Return the requirement lines a student installs, pinned as requirements.txt pins them."""
-    pins = {}
-    for line in Path(requirements_file).read_text(encoding="utf-8").splitlines():
-        match = re.match(r"([A-Za-z0-9_.-]+)\s*==", line.strip())
-        if match:
-            pins[match.group(1).lower()] = line.strip()
-    missing = [name for name in STUDENT_PACKAGES if name not in pins]
-    if missing:
-        raise ValueError(f"requirements.txt pins none of: {', '.join(missing)}")
-    return [pins[name] for name in STUDENT_PACKAGES] + ["-e ."]
 
 
 def build_handout(
@@ -54,7 +39,7 @@ def build_handout(
     for notebook in sorted(lessons.glob("*.ipynb")):
         shutil.copy2(notebook, target_lessons / notebook.name)
     shutil.copytree(PROJECT_ROOT / "course", folder / "course", ignore=IGNORED)
-    requirements = "\n".join(pinned_requirements()) + "\n"
+    requirements = "\n".join([*pinned_requirements(STUDENT_PACKAGES), "-e ."]) + "\n"
     (folder / "requirements.txt").write_text(requirements, encoding="utf-8")
     shutil.copy2(STUDENT_FILES / "pyproject.toml", folder / "pyproject.toml")
     shutil.copy2(STUDENT_FILES / HAND_IN, folder / HAND_IN)

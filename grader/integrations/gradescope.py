@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from grader.paths import HIDDEN_CONFIG, PROJECT_ROOT
+from grader.requirements import pinned_requirements
 from grader.sandbox.containment import COURSE_RUNTIME
 
 TEMPLATES = Path(__file__).resolve().parent / "gradescope_files"
@@ -99,13 +100,7 @@ def bundle_entries(project_root: str | Path = PROJECT_ROOT) -> list[tuple[str, P
 
 def grading_requirements(project_root: str | Path = PROJECT_ROOT) -> list[str]:
     """Return the requirements.txt lines of the packages grading needs, pins included."""
-    lines = (Path(project_root) / "requirements.txt").read_text(encoding="utf-8").splitlines()
-    wanted = []
-    for line in lines:
-        name = line.split("#", 1)[0].strip().split("==", 1)[0].strip().lower()
-        if name in GRADING_PACKAGES:
-            wanted.append(line.strip())
-    return wanted
+    return pinned_requirements(GRADING_PACKAGES, Path(project_root) / "requirements.txt")
 
 
 def build_bundle(

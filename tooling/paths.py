@@ -1,16 +1,11 @@
-"""What the build tools add to grader/paths.py (the project's one map of its folders).
-
-REPO_ROOT, SOLUTIONS_DIR and LESSONS_DIR are grader.paths' PROJECT_ROOT, SOLUTIONS and LESSONS
-under their older names, kept for the modules that still import them from here.
-"""
+"""What the build tools add to grader/paths.py (the project's one map of its folders)."""
 
 from pathlib import Path
 
 from course.manifest import load_course
-from grader.paths import LESSONS, PROJECT_ROOT, SOLUTIONS
+from grader.paths import PROJECT_ROOT
 
 NBGRADER_CONFIG = PROJECT_ROOT / "nbgrader_config.py"
-REPO_ROOT, SOLUTIONS_DIR, LESSONS_DIR = PROJECT_ROOT, SOLUTIONS, LESSONS
 
 
 def assignment_name() -> str:

@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 from course.manifest import load_course
-from tooling.paths import LESSONS_DIR, SOLUTIONS_DIR
+from grader.paths import LESSONS, SOLUTIONS
 
 ASSIGNMENT = load_course().assignment
 MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
@@ -58,7 +58,7 @@ SHADOW_BRIDGE = "def category_score(category, folder='.'):\n    return 10.0\n"
 def reference_answers():
     """Return the reference exercise cells, {cell id: source}, without the solution markers."""
     answers = {}
-    for path in sorted((SOLUTIONS_DIR / ASSIGNMENT).glob("*.ipynb")):
+    for path in sorted((SOLUTIONS / ASSIGNMENT).glob("*.ipynb")):
         for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
             nbgrader = cell.get("metadata", {}).get("nbgrader", {})
             if cell["cell_type"] == "code" and nbgrader.get("solution"):
@@ -77,7 +77,7 @@ def write_student(submitted, student, answers, *, deleted=(), extra_files=None):
     folder = Path(submitted) / student / ASSIGNMENT
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
-    for lesson in sorted((LESSONS_DIR / ASSIGNMENT).glob("*.ipynb")):
+    for lesson in sorted((LESSONS / ASSIGNMENT).glob("*.ipynb")):
         notebook = json.loads(lesson.read_text(encoding="utf-8"))
         cells = []
         for cell in notebook["cells"]:

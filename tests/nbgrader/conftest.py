@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 from classroom import ASSIGNMENT, write_class
 
-from tooling.paths import NBGRADER_CONFIG, SOLUTIONS_DIR
+from grader.paths import SOLUTIONS
+from tooling.paths import NBGRADER_CONFIG
 
 VENV_BIN = Path(sys.executable).parent
 # In the gradebook but never submitted anything.
@@ -76,7 +77,7 @@ def nbgrader(root, *arguments, check=True):
 def graded_course(tmp_path_factory):
     """Take a temporary course through nbgrader's workflow and through the grader."""
     root = tmp_path_factory.mktemp("nbgrader") / "course"
-    shutil.copytree(SOLUTIONS_DIR / ASSIGNMENT, root / "solutions" / ASSIGNMENT)
+    shutil.copytree(SOLUTIONS / ASSIGNMENT, root / "solutions" / ASSIGNMENT)
     shutil.copy2(NBGRADER_CONFIG, root / "nbgrader_config.py")
     nbgrader(root, "generate_assignment", ASSIGNMENT, "--force")
     students = write_class(root / "submitted")

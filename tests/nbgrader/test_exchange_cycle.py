@@ -30,7 +30,8 @@ from classroom import ASSIGNMENT, answer_in_place, budget_bug, reference_answers
 from conftest import GRADED_NOTEBOOK, VENV_BIN
 
 from grader.gradebook.late import TIMESTAMP_FILE, parse_time
-from tooling.paths import NBGRADER_CONFIG, SOLUTIONS_DIR
+from grader.paths import SOLUTIONS
+from tooling.paths import NBGRADER_CONFIG
 
 pytestmark = pytest.mark.skipif(
     os.geteuid() != 0, reason="making student accounts needs root (CI runs as root)"
@@ -173,7 +174,7 @@ def classroom():
 def _run_cycle(base, diligent, hasty):
     root, exchange = base / "course", base / "exchange"
     root.mkdir(mode=0o700)  # the instructor's: solutions and gradebook, no student reads it
-    shutil.copytree(SOLUTIONS_DIR / ASSIGNMENT, root / "solutions" / ASSIGNMENT)
+    shutil.copytree(SOLUTIONS / ASSIGNMENT, root / "solutions" / ASSIGNMENT)
     # The course's own config, with the two settings an instructor edits for their machine.
     config = NBGRADER_CONFIG.read_text(encoding="utf-8") + (
         f"\nc.Exchange.root = {str(exchange)!r}\n"

@@ -12,8 +12,8 @@ from nbclient import NotebookClient
 from grader.integrations import nbgrader_bridge
 from grader.integrations.nbgrader_bridge import HiddenSuiteDamaged, grade_id_for
 from grader.model import CATEGORIES, POINTS_PER_CATEGORY
+from grader.paths import LESSONS, SOLUTIONS
 from grader.run import HiddenTest
-from tooling.paths import LESSONS_DIR, SOLUTIONS_DIR
 
 HIDDEN_REGION_TEXT = ("BEGIN HIDDEN TESTS", "category_score", "nbgrader_bridge")
 
@@ -31,7 +31,7 @@ def grade_cells(folder):
 
 
 def test_the_solution_has_one_locked_grade_cell_per_category_with_its_points():
-    cells = grade_cells(SOLUTIONS_DIR)
+    cells = grade_cells(SOLUTIONS)
     assert sorted(cells) == sorted(grade_id_for(c) for c in CATEGORIES)
     for grade_id, cell in cells.items():
         nbgrader = cell["metadata"]["nbgrader"]
@@ -41,7 +41,7 @@ def test_the_solution_has_one_locked_grade_cell_per_category_with_its_points():
 
 
 def test_the_lesson_grade_cells_keep_no_trace_of_the_hidden_region():
-    cells = grade_cells(LESSONS_DIR)
+    cells = grade_cells(LESSONS)
     assert len(cells) == len(CATEGORIES)
     for grade_id, cell in cells.items():
         source = "".join(cell["source"])
@@ -52,7 +52,7 @@ def test_the_lesson_grade_cells_keep_no_trace_of_the_hidden_region():
 
 def test_run_in_the_solution_folder_each_grade_cell_shows_full_points_and_no_stderr(tmp_path):
     work = tmp_path / ASSIGNMENT
-    shutil.copytree(SOLUTIONS_DIR / ASSIGNMENT, work)
+    shutil.copytree(SOLUTIONS / ASSIGNMENT, work)
     notebook = nbformat.read(work / f"{GRADED_NOTEBOOK}.ipynb", as_version=4)
     client = NotebookClient(
         notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(work)}}
@@ -67,7 +67,7 @@ def test_run_in_the_solution_folder_each_grade_cell_shows_full_points_and_no_std
 
 def test_a_hidden_suite_missing_a_category_stops_grading_instead_of_scoring(tmp_path, monkeypatch):
     work = tmp_path / ASSIGNMENT
-    shutil.copytree(SOLUTIONS_DIR / ASSIGNMENT, work)
+    shutil.copytree(SOLUTIONS / ASSIGNMENT, work)
     partial_suite = (HiddenTest("test_one", "envelope", "one test"),)
     monkeypatch.setattr(nbgrader_bridge.run, "hidden_tests", lambda: partial_suite)
     with pytest.raises(HiddenSuiteDamaged, match="error_codes"):

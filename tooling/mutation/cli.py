@@ -14,6 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from grader.paths import PROJECT_ROOT, SUBMISSIONS
 from tooling.mutation.classify import (
     GradeRow,
     MutationError,
@@ -24,9 +25,8 @@ from tooling.mutation.classify import (
 )
 from tooling.mutation.generate import Mutant, generate_mutants, write_mutants
 from tooling.mutation.report import Summary, format_text, summarize, toml_stub
-from tooling.paths import REPO_ROOT
 
-REFERENCE = REPO_ROOT / "fixtures" / "submissions" / "correct" / "reference.py"
+REFERENCE = SUBMISSIONS / "correct" / "reference.py"
 EQUIVALENTS = Path(__file__).resolve().parent / "equivalent.toml"
 # The unmutated reference is graded in the same batch: if it does not score full marks, the
 # grader (or this machine) is broken and no mutant's verdict means anything. No mutant id can
@@ -86,7 +86,9 @@ def grade_folder(folder: Path, out: Path, *, jobs: int) -> dict[str, GradeRow]:
     command += ["--jobs", str(jobs)]
     # The grader's stdout is a table of every student, which this report replaces; its stderr
     # (the progress bar and any problem) goes through, so a long run shows it is alive.
-    result = subprocess.run(command, cwd=REPO_ROOT, stdout=subprocess.PIPE, text=True, check=False)
+    result = subprocess.run(
+        command, cwd=PROJECT_ROOT, stdout=subprocess.PIPE, text=True, check=False
+    )
     grades = out / "grades.csv"
     if result.returncode != 0 or not grades.exists():
         raise MutationError(

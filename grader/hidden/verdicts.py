@@ -50,6 +50,23 @@ def plain_verdict(submission: SubmissionSession, value: object) -> None:
         raise NotJudged(f"the value gets {outcome} at any size, which error_codes judges")
 
 
+def _returned_outcome(
+    submission: SubmissionSession, observation: Observation, value: object
+) -> object | None:
+    """Return the outcome of a call whose handler returned `value`, or None to judge it here.
+
+    A call that raised steps aside when the plain call of `value` raises or is refused too; an
+    envelope that shows neither ok nor a code is the envelope's, so nothing is decided by it.
+    """
+    if observation.envelope is None:
+        plain_verdict(submission, value)
+        return None
+    try:
+        return outcome_of(observation)
+    except NotJudged:
+        return None
+
+
 def settled_elsewhere(
     submission: SubmissionSession, observation: Observation, value: object
 ) -> None:
@@ -57,14 +74,8 @@ def settled_elsewhere(
 
     A result_too_large is never settled elsewhere: under a budget it is the budget's verdict.
     """
-    if observation.envelope is None:
-        plain_verdict(submission, value)
-        return
-    try:
-        outcome = outcome_of(observation)
-    except NotJudged:
-        return
-    if outcome not in (SUCCESS, RESULT_TOO_LARGE):
+    outcome = _returned_outcome(submission, observation, value)
+    if outcome is not None and outcome not in (SUCCESS, RESULT_TOO_LARGE):
         plain_verdict(submission, value)
 
 
@@ -78,13 +89,7 @@ def falsy_settled_elsewhere(
     value does, which error_codes judges. Raising, or invalid_result, for the very value at any
     size is rule 8's or the vocabulary's.
     """
-    if observation.envelope is None:
-        plain_verdict(submission, value)
-        return
-    try:
-        outcome = outcome_of(observation)
-    except NotJudged:
-        return
+    outcome = _returned_outcome(submission, observation, value)
     if outcome == INVALID_RESULT:
         plain_verdict(submission, value)
     elif outcome in EXCEPTION_CODES:

@@ -20,9 +20,22 @@ from course.run import Namespace
 LABEL_STYLE = {"description_width": "initial"}
 
 
-def button(description: str, **options: Any) -> widgets.Button:
-    """Return a button as wide as its words (ipywidgets cuts longer words off with "…")."""
-    return widgets.Button(description=description, layout=widgets.Layout(width="auto"), **options)
+def button(description: str, css_class: str, **options: Any) -> widgets.Button:
+    """Return a button as wide as its words (ipywidgets cuts longer words off with "…").
+
+    `css_class` is the name the page's style and the browser tests know the button by.
+    """
+    part = widgets.Button(description=description, layout=widgets.Layout(width="auto"), **options)
+    part.add_class(css_class)
+    return part
+
+
+def html_views(*css_classes: str) -> list[widgets.HTML]:
+    """Return one empty HTML view per CSS class, each named by its class."""
+    views = [widgets.HTML() for _ in css_classes]
+    for view, css_class in zip(views, css_classes, strict=True):
+        view.add_class(css_class)
+    return views
 
 
 def student_function(namespace: Namespace, name: str) -> StudentFunction | None:

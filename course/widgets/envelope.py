@@ -19,7 +19,13 @@ from course.checks.expectations import code_for
 from course.contract import TOOL_FAILED
 from course.run import Namespace
 from course.tools import fixture_tools
-from course.widgets import LABEL_STYLE, CheckVerdicts, not_defined, student_function
+from course.widgets import (
+    LABEL_STYLE,
+    CheckVerdicts,
+    html_views,
+    not_defined,
+    student_function,
+)
 
 # A request's outcome: (True, the value returned) or (False, the exception raised).
 Outcome = tuple[bool, Any]
@@ -168,10 +174,7 @@ def envelope_explorer(namespace: Namespace) -> widgets.VBox:
         options=list(STAGES), value="start", description="Stage:", style=LABEL_STYLE
     )
     stage_pick.add_class("stepper-stage")
-    id_line, view, check = (widgets.HTML() for _ in range(3))
-    id_line.add_class("stepper-id-line")
-    view.add_class("stepper-view")
-    check.add_class("stepper-check")
+    id_line, view, check = html_views("stepper-id-line", "stepper-view", "stepper-check")
     verdicts = CheckVerdicts()
 
     def render(_change: object = None) -> None:

@@ -10,7 +10,13 @@ from course.contract import INVALID_INPUT, NOT_FOUND, PERMISSION_DENIED, TOOL_FA
 from course.run import Namespace
 from course.supplied import InvalidInputError, NotFoundError, PermissionDeniedError
 from course.tools import PRIVATE_MARKER, fixture_tools
-from course.widgets import LABEL_STYLE, CheckVerdicts, not_defined, student_function
+from course.widgets import (
+    LABEL_STYLE,
+    CheckVerdicts,
+    html_views,
+    not_defined,
+    student_function,
+)
 
 
 class UnknownCityError(NotFoundError):
@@ -143,14 +149,9 @@ def error_codes_explorer(namespace: Namespace) -> widgets.VBox:
         layout=widgets.Layout(width="max-content"),
     )
     pick.add_class("failure-pick")
-    private, code_view, leak_view, check = (widgets.HTML() for _ in range(4))
-    for view, name in (
-        (private, "failure-private"),
-        (code_view, "failure-code"),
-        (leak_view, "failure-leak"),
-        (check, "failure-check"),
-    ):
-        view.add_class(name)
+    private, code_view, leak_view, check = html_views(
+        "failure-private", "failure-code", "failure-leak", "failure-check"
+    )
     verdicts = CheckVerdicts()
 
     def render(_change: object = None) -> None:

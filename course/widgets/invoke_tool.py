@@ -163,11 +163,11 @@ def _controls() -> tuple[Any, ...]:
         style=LABEL_STYLE,
         layout=widgets.Layout(width="36rem"),
     )
-    run_button = button("Run", button_style="primary")
-    parts = (tool_pick, arguments_box, id_box, budget, run_button)
-    for part, name in zip(parts, ("tool", "arguments", "id", "budget", "run"), strict=True):
+    run_button = button("Run", "playground-run", button_style="primary")
+    parts = (tool_pick, arguments_box, id_box, budget)
+    for part, name in zip(parts, ("tool", "arguments", "id", "budget"), strict=True):
         part.add_class(f"playground-{name}")
-    return parts
+    return (*parts, run_button)
 
 
 def invoke_tool_explorer(namespace: Namespace) -> widgets.VBox:

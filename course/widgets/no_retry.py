@@ -15,7 +15,14 @@ from course.checks.cases import StudentFunction, safe_text, show
 from course.run import Namespace
 from course.supplied import NotFoundError
 from course.tools import Arguments, CallCounter
-from course.widgets import LABEL_STYLE, CheckVerdicts, button, not_defined, student_function
+from course.widgets import (
+    LABEL_STYLE,
+    CheckVerdicts,
+    button,
+    html_views,
+    not_defined,
+    student_function,
+)
 
 
 def _succeeds(attempt: int) -> dict[str, Any]:
@@ -123,12 +130,10 @@ def no_retry_explorer(namespace: Namespace) -> widgets.VBox:
         layout=widgets.Layout(width="max-content"),
     )
     behaviour_pick.add_class("no-retry-behaviour")
-    call_button = button("call")
-    call_button.add_class("no-retry-call")
-    counter_line, result_line, check = (widgets.HTML() for _ in range(3))
-    counter_line.add_class("no-retry-counter")
-    result_line.add_class("no-retry-result")
-    check.add_class("no-retry-check")
+    call_button = button("call", "no-retry-call")
+    counter_line, result_line, check = html_views(
+        "no-retry-counter", "no-retry-result", "no-retry-check"
+    )
     verdicts = CheckVerdicts()
     state = {}
 

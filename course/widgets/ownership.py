@@ -17,7 +17,14 @@ import ipywidgets as widgets
 from course.checks.cases import StudentFunction, safe_text, show
 from course.run import Namespace
 from course.tools import FixtureTools
-from course.widgets import LABEL_STYLE, CheckVerdicts, button, not_defined, student_function
+from course.widgets import (
+    LABEL_STYLE,
+    CheckVerdicts,
+    button,
+    html_views,
+    not_defined,
+    student_function,
+)
 
 TEAM_IDS = ("t-100", "t-200")
 
@@ -140,17 +147,12 @@ def ownership_explorer(namespace: Namespace) -> widgets.VBox:
         layout=widgets.Layout(width="max-content"),
     )
     fresh_toggle.add_class("ownership-fresh-toggle")
-    add_button = button("add a member")
-    add_button.add_class("ownership-add")
-    edit_button = button("edit the first member")
-    edit_button.add_class("ownership-edit")
-    reset_button = button("reset the fixture")
-    reset_button.add_class("ownership-reset")
-    status, edited, fixture, check = (widgets.HTML() for _ in range(4))
-    status.add_class("ownership-status")
-    edited.add_class("ownership-value")
-    fixture.add_class("ownership-fixture")
-    check.add_class("ownership-check")
+    add_button = button("add a member", "ownership-add")
+    edit_button = button("edit the first member", "ownership-edit")
+    reset_button = button("reset the fixture", "ownership-reset")
+    status, edited, fixture, check = html_views(
+        "ownership-status", "ownership-value", "ownership-fixture", "ownership-check"
+    )
     verdicts = CheckVerdicts()
     originals = {team: copy.deepcopy(state["service"].teams[team]) for team in TEAM_IDS}
 

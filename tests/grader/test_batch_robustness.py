@@ -21,8 +21,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from grade_builders import grade_for
 from test_cli import REFERENCE, grader, read_grades
-from test_report_files import grade_for
 from test_resume_runs import SLOW_WRAPPER, ProcessTree, wait_for
 from test_run_job_failure import DYING_JOB
 

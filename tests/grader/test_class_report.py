@@ -8,7 +8,7 @@ import io
 from dataclasses import replace
 from html.parser import HTMLParser
 
-from gradebook_builders import CATALOGUE, CLASS, grade_for, missing_grade, summary_with_points
+from grade_builders import CATALOGUE, CLASS, grade_for, missing_grade, summary_with_points
 
 from grader.gradebook.summary import StudentSummary, summarize
 from grader.model import CATEGORIES, MISSING, RUN_STATUSES, TestOutcome

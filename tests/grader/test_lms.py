@@ -8,7 +8,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from gradebook_builders import CLASS, missing_grade
+from grade_builders import CLASS, missing_grade
 
 from grader.gradebook import lms
 from grader.gradebook.summary import summarize

@@ -1,36 +1,23 @@
 """Feedback pages tell a student each category's result and what to revisit, in plain words."""
 
-from typing import NamedTuple
+from grade_builders import grade_for as shared_grade_for
 
-from grader import model
-from grader.model import RunResult, Submission
+from grader.model import NOT_JUDGED, HiddenTest
 from grader.reports import feedback
-from grader.score import score
-
-
-class Hidden(NamedTuple):
-    test_id: str
-    category: str
-    description: str
-    case: str = ""
-
 
 HIDDEN = [
-    Hidden(*entry)
-    for entry in [
-        ("envelope-id", "envelope", "the envelope keeps the request's id"),
-        ("redaction-message", "redaction", "an exception's message stays out of the envelope"),
-    ]
+    HiddenTest("envelope-id", "envelope", "the envelope keeps the request's id"),
+    HiddenTest(
+        "redaction-message", "redaction", "an exception's message stays out of the envelope"
+    ),
 ]
 
 
-def grade_for(statuses, run_status="completed", reason="", problems=()):
-    submission = Submission("ada", "ada", "lessons", units=(), problems=problems)
-    outcomes = tuple(
-        model.TestOutcome(test_id=t, category=c, status=s, description=d)
-        for (t, c, d, _), s in zip(HIDDEN, statuses, strict=False)
+def grade_for(statuses, run_status="completed", catalogue=HIDDEN, **options):
+    """Return the Grade of Ada's lessons, whose run of `catalogue` ended with `statuses`."""
+    return shared_grade_for(
+        "ada", statuses, run_status, catalogue=catalogue, kind="lessons", path="ada", **options
     )
-    return score(RunResult(submission, outcomes, run_status, reason=reason), HIDDEN)
 
 
 def markdown(grade):
@@ -79,28 +66,19 @@ def test_the_html_page_escapes_what_it_shows():
 
 
 def test_the_failed_cases_of_one_test_are_named_on_one_line():
-    submission = Submission("ada", "ada", "lessons", units=())
     words = {"a": "for the id 0", "b": 'for the id ""', "c": "for the id 7"}
     cases = [
-        Hidden(f"envelope-id[{n}]", "envelope", "The id comes back unchanged.", words[n])
+        HiddenTest(f"envelope-id[{n}]", "envelope", "The id comes back unchanged.", words[n])
         for n in "abc"
     ]
-    statuses = {"a": "failed", "b": "failed", "c": "passed"}
-    outcomes = tuple(
-        model.TestOutcome(
-            t.test_id, t.category, statuses[t.test_id[-2]], t.description, case=t.case
-        )
-        for t in cases
-    )
-    text = markdown(score(RunResult(submission, outcomes, "completed"), cases))
+    grade = grade_for(["failed", "failed", "passed"], catalogue=cases)
+    text = markdown(grade)
     assert text.count("The id comes back unchanged") == 1
     assert '- The id comes back unchanged — for the id 0; for the id "" (failed)' in text
 
 
 def test_a_test_that_stepped_aside_is_not_listed_as_work_to_do():
-    submission = Submission("ada", "ada", "lessons", units=())
-    cases = [Hidden("envelope-id", "envelope", "The id comes back unchanged.")]
-    outcomes = (model.TestOutcome("envelope-id", "envelope", model.NOT_JUDGED, "The id"),)
-    text = markdown(score(RunResult(submission, outcomes, "completed"), cases))
+    cases = [HiddenTest("envelope-id", "envelope", "The id comes back unchanged.")]
+    text = markdown(grade_for([NOT_JUDGED], catalogue=cases))
     assert "The id" not in text.split("## What to work on")[1]
     assert "0 of 0 (1 not judged here)" in text

@@ -3,41 +3,12 @@
 import csv
 import json
 import os
-from typing import NamedTuple
 
-from grader import model
+from grade_builders import CATALOGUE, grade_for
+
 from grader.gradebook.summary import summarize
-from grader.model import CATEGORIES, RunResult, Submission
+from grader.model import CATEGORIES, HiddenTest
 from grader.reports import files
-from grader.score import score
-
-
-class Hidden(NamedTuple):
-    test_id: str
-    category: str
-    description: str
-    case: str = ""
-
-
-HIDDEN = [
-    Hidden(*entry)
-    for entry in [
-        ("envelope-id", "envelope", "the envelope keeps the request's id"),
-        ("envelope-keys", "envelope", "the envelope keeps the request's id"),
-        ("codes-unknown", "error_codes", "an unknown tool gives unknown_tool"),
-        ("own-args", "ownership", "the handler gets its own copy of the arguments"),
-    ]
-]
-
-
-def grade_for(student, statuses, run_status="completed", **submission_fields):
-    submission = Submission(student=student, path=f"{student}.py", kind="python", units=())
-    submission = Submission(**{**submission.__dict__, **submission_fields})
-    outcomes = tuple(
-        model.TestOutcome(test_id=t, category=c, status=s, description=d, output="SECRET printed")
-        for (t, c, d, _), s in zip(HIDDEN, statuses, strict=False)
-    )
-    return score(RunResult(submission, outcomes, run_status, reason=""), HIDDEN)
 
 
 def test_grades_csv_has_one_row_per_student_with_every_category(tmp_path):
@@ -62,18 +33,19 @@ def test_results_json_has_one_gradescope_test_per_hidden_test(tmp_path):
     document = json.loads((tmp_path / "ada" / "results.json").read_text(encoding="utf-8"))
     assert document["score"] == grade.score
     tests = document["tests"]
-    assert len(tests) == len(HIDDEN)
-    assert [t["tags"] for t in tests] == [[h.category] for h in HIDDEN]
+    assert len(tests) == len(CATALOGUE)
+    assert [t["tags"] for t in tests] == [[h.category] for h in CATALOGUE]
     assert [t["status"] for t in tests] == ["passed", "failed", "passed", "failed"]
     assert [t["score"] for t in tests] == [5.0, 0.0, 10.0, 0.0]
     assert {t["visibility"] for t in tests} == {"visible"}
     assert len({t["name"] for t in tests}) == len(tests)
     # Each category's tests are worth exactly its 10 points, in cents.
-    assert round(sum(t["max_score"] for t in tests), 2) == 10.0 * len({h.category for h in HIDDEN})
+    categories = {test.category for test in CATALOGUE}
+    assert round(sum(t["max_score"] for t in tests), 2) == 10.0 * len(categories)
 
 
 def test_a_failed_test_output_names_the_lesson_step_and_never_the_printed_output(tmp_path):
-    grade = grade_for("ada", ["passed", "passed", "passed", "failed"])
+    grade = grade_for("ada", ["passed", "passed", "passed", "failed"], output="SECRET printed")
     files.write_student(grade, tmp_path)
     tests = json.loads((tmp_path / "ada" / "results.json").read_text(encoding="utf-8"))["tests"]
     ownership = tests[-1]["output"]
@@ -111,10 +83,8 @@ def test_timings_go_in_their_own_file(tmp_path):
 
 
 def test_the_summary_says_what_to_do_next():
-    every_category = [Hidden(c, c, c) for c in CATEGORIES]
-    passes = tuple(model.TestOutcome(t.test_id, t.category, "passed", "") for t in every_category)
-    submission = Submission(student="ada", path="ada.py", kind="python", units=())
-    grade = score(RunResult(submission, passes, "completed"), every_category)
+    every_category = [HiddenTest(c, c, c) for c in CATEGORIES]
+    grade = grade_for("ada", ["passed"] * len(CATEGORIES), catalogue=every_category)
     perfect = json.loads(files.results_json(grade))
     partial = json.loads(files.results_json(grade_for("ada", ["failed"] * 4)))
     stopped = json.loads(files.results_json(grade_for("ada", [], run_status="timeout")))

@@ -1,29 +1,17 @@
 """The score step shares each category's points among its judged hidden tests, in whole cents."""
 
-from typing import NamedTuple
-
 from grader import model
-from grader.model import CATEGORIES, POINTS_PER_CATEGORY, RunResult, Submission
+from grader.model import CATEGORIES, POINTS_PER_CATEGORY, HiddenTest, RunResult, Submission
 from grader.score import points_of_tests, score, shares
 
 SUBMISSION = Submission(student="ada", path="ada.py", kind="python", units=())
 
 
-class Hidden(NamedTuple):
-    test_id: str
-    category: str
-    description: str
-    case: str = ""
-
-
 HIDDEN = [
-    Hidden(*entry)
-    for entry in [
-        ("envelope-1", "envelope", "keeps the id"),
-        ("envelope-2", "envelope", "has four keys"),
-        ("envelope-3", "envelope", "ok is a bool"),
-        ("codes-1", "error_codes", "unknown tool"),
-    ]
+    HiddenTest("envelope-1", "envelope", "keeps the id"),
+    HiddenTest("envelope-2", "envelope", "has four keys"),
+    HiddenTest("envelope-3", "envelope", "ok is a bool"),
+    HiddenTest("codes-1", "error_codes", "unknown tool"),
 ]
 
 

@@ -8,6 +8,8 @@
   step's notebook of the test's own) for a whole lesson;
 - `load_lesson`: a saved lesson loaded as the setup cell loads it;
 - `failure_of`: the first miss a visible check reports;
+- a student's function not written yet (`unfinished`), and a `call_once` that retries
+  (`retrying_call_once`);
 - `part` and `parts`: the widgets inside an explorer, found by their CSS class.
 """
 
@@ -53,6 +55,25 @@ def failure_of(check, function):
     report = check(function)
     assert not report.ok, "the check passed"
     return report.failure
+
+
+# Students' functions, as they might write them.
+
+
+def unfinished(*arguments, **options):
+    """A function whose exercise is not done yet: it raises, as the lesson's stub does."""
+    raise NotImplementedError()
+
+
+def retrying_call_once(handler, arguments):
+    """A `call_once` that retries: it calls a failing handler three times before giving up."""
+    error = None
+    for _attempt in range(3):
+        try:
+            return True, handler(arguments)
+        except Exception as exc:
+            error = exc
+    return False, error
 
 
 # Notebooks as a student saves them.

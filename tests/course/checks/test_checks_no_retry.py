@@ -1,9 +1,25 @@
 """Step 6's check passes the reference and catches retries and over-broad catching."""
 
 import pytest
-from builders import failure_of, reference
+from builders import failure_of, reference, retrying_call_once, unfinished
 
 from course.checks.no_retry import FlakyHandler, check_call_once
+
+
+def returns_text(handler, arguments):
+    """A call_once that reports the exception's message instead of the exception."""
+    try:
+        return True, handler(arguments)
+    except Exception as exc:
+        return False, str(exc)
+
+
+def catches_everything(handler, arguments):
+    """A call_once that catches BaseException, KeyboardInterrupt included."""
+    try:
+        return True, handler(arguments)
+    except BaseException as exc:
+        return False, exc
 
 
 def test_the_reference_passes():
@@ -13,40 +29,19 @@ def test_the_reference_passes():
 
 
 def test_a_retry_loop_is_caught_by_the_flaky_handler():
-    def retrying(handler, arguments):
-        error = None
-        for _attempt in range(3):
-            try:
-                return True, handler(arguments)
-            except Exception as exc:
-                error = exc
-        return False, error
-
-    message = failure_of(check_call_once, retrying)
+    message = failure_of(check_call_once, retrying_call_once)
     assert "called 3 times" in message
     assert "exactly once" in message
 
 
 def test_catching_base_exception_is_caught():
-    def too_broad(handler, arguments):
-        try:
-            return True, handler(arguments)
-        except BaseException as exc:
-            return False, exc
-
-    message = failure_of(check_call_once, too_broad)
+    message = failure_of(check_call_once, catches_everything)
     assert "caught KeyboardInterrupt" in message
     assert "Catch `Exception` only" in message
 
 
 def test_returning_the_message_instead_of_the_exception_is_caught():
-    def as_text(handler, arguments):
-        try:
-            return True, handler(arguments)
-        except Exception as exc:
-            return False, str(exc)
-
-    message = failure_of(check_call_once, as_text)
+    message = failure_of(check_call_once, returns_text)
     assert "the very exception the handler raised" in message
 
 
@@ -63,9 +58,6 @@ def test_treating_a_falsy_result_as_failure_is_caught():
 
 
 def test_an_unfinished_call_once_says_it_is_not_finished():
-    def unfinished(handler, arguments):
-        raise NotImplementedError()
-
     assert failure_of(check_call_once, unfinished).startswith("`call_once` is not finished yet")
 
 
@@ -85,32 +77,9 @@ NO_RETRY_HINTS = {
 }
 
 
-def retries(handler, arguments):
-    for _attempt in range(2):
-        try:
-            return True, handler(arguments)
-        except Exception as exc:
-            failure = exc
-    return False, failure
-
-
-def returns_text(handler, arguments):
-    try:
-        return True, handler(arguments)
-    except Exception as exc:
-        return False, str(exc)
-
-
-def catches_everything(handler, arguments):
-    try:
-        return True, handler(arguments)
-    except BaseException as exc:
-        return False, exc
-
-
 @pytest.mark.parametrize(
     ("call_once", "hint"),
-    [(retries, "retry"), (returns_text, "text"), (catches_everything, "base")],
+    [(retrying_call_once, "retry"), (returns_text, "text"), (catches_everything, "base")],
     ids=["retries", "returns-text", "catches-base-exception"],
 )
 def test_each_wrong_call_once_gets_its_own_hint_and_no_other(call_once, hint):

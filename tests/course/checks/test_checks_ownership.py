@@ -5,13 +5,9 @@ import copy
 import json
 
 import pytest
-from builders import failure_of
+from builders import failure_of, unfinished
 
 from course.checks.ownership import check_copy_arguments, check_fresh_value, exact_type_problem
-
-
-def unfinished(arguments):
-    raise NotImplementedError()
 
 
 def test_the_reference_passes_both_checks(reference_steps):

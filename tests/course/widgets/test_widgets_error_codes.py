@@ -1,6 +1,6 @@
 """Step 2's explorer shows the student's code for each exception and warns about leaked text."""
 
-from builders import parts, reference
+from builders import parts, reference, unfinished
 
 from course.widgets.error_codes import EXAMPLES, error_codes_explorer
 
@@ -33,9 +33,6 @@ def test_reading_the_text_of_an_unprintable_exception_is_reported_not_raised():
 
 
 def test_an_unfinished_failure_code_shows_a_message():
-    def unfinished(exc):
-        raise NotImplementedError()
-
     found = parts(error_codes_explorer({"failure_code": unfinished}))
     assert "not finished yet" in found["failure-code"].value
     assert found["failure-leak"].value == ""

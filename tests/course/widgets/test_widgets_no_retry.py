@@ -1,6 +1,6 @@
 """The call counter explorer counts one handler run per press, and speaks plainly on errors."""
 
-from builders import part, reference
+from builders import part, reference, retrying_call_once, unfinished
 
 from course.widgets.no_retry import no_retry_explorer
 
@@ -30,15 +30,7 @@ def test_the_flaky_handler_fails_then_succeeds_one_run_per_press():
 
 
 def test_a_retrying_call_once_is_shown_as_a_retry():
-    def retrying(handler, arguments):
-        for _attempt in range(3):
-            try:
-                return True, handler(arguments)
-            except Exception as exc:
-                error = exc
-        return False, error
-
-    explorer = no_retry_explorer({"call_once": retrying})
+    explorer = no_retry_explorer({"call_once": retrying_call_once})
     choose(explorer, "raises KeyError")
     part(explorer, "no-retry-call").click()
     assert "3 times: that is a retry" in part(explorer, "no-retry-counter").value
@@ -53,9 +45,6 @@ def test_changing_the_behaviour_starts_the_count_again():
 
 
 def test_an_unfinished_call_once_is_told_plainly():
-    def unfinished(handler, arguments):
-        raise NotImplementedError()
-
     explorer = no_retry_explorer({"call_once": unfinished})
     part(explorer, "no-retry-call").click()
     assert "not finished yet" in part(explorer, "no-retry-result").value

@@ -4,7 +4,7 @@ import re
 
 import ipywidgets as widgets
 import pytest
-from builders import parts, reference_namespace
+from builders import parts, reference_namespace, unfinished
 
 from course.widgets.unicode_boundary import unicode_boundary_explorer
 
@@ -12,10 +12,6 @@ from course.widgets.unicode_boundary import unicode_boundary_explorer
 REFERENCE = reference_namespace()
 encode_json = REFERENCE["encode_json"]
 budget_error = REFERENCE["budget_error"]
-
-
-def unfinished(*arguments):
-    raise NotImplementedError()
 
 
 def first_integer(html_text):

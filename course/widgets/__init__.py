@@ -44,6 +44,14 @@ def student_function(namespace: Namespace, name: str) -> StudentFunction | None:
     return function if callable(function) else None
 
 
+def not_finished(name: str, then: str = "run this cell again") -> str:
+    """Say, as HTML, that the student's `name` still raises NotImplementedError, and what to do."""
+    return (
+        f"Your <code>{name}</code> is not finished yet. Finish its exercise cell, run it, then "
+        f"{then}."
+    )
+
+
 def not_defined(name: str) -> str:
     """Say, as HTML, that the student's `name` is not in this kernel, and what to run."""
     return (

@@ -15,6 +15,7 @@ from course.widgets import (
     CheckVerdicts,
     html_views,
     not_defined,
+    not_finished,
     student_function,
 )
 
@@ -103,10 +104,7 @@ def _code_line(
     try:
         code = failure_code(exc)
     except NotImplementedError:
-        return None, (
-            "Your <code>failure_code</code> is not finished yet. Finish its exercise cell, run "
-            "it, then run this cell again."
-        )
+        return None, not_finished("failure_code")
     except Exception as error:
         return None, (
             f"Your <code>failure_code</code> raised <code>{type(error).__name__}</code>: "

@@ -21,6 +21,7 @@ from course.widgets import (
     button,
     html_views,
     not_defined,
+    not_finished,
     student_function,
 )
 
@@ -93,10 +94,7 @@ def run_call_once(call_once: StudentFunction | None, counter: CallCounter) -> st
     try:
         outcome = call_once(counter, {"to": "ana@example.com"})
     except NotImplementedError:
-        return (
-            "Your <code>call_once</code> is not finished yet. Finish its exercise cell, run it, "
-            "then press call again."
-        )
+        return not_finished("call_once", then="press call again")
     except Exception as error:
         return (
             f"⚠ Your <code>call_once</code> let <code>{type(error).__name__}</code> escape "

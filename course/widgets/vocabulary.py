@@ -18,7 +18,13 @@ import ipywidgets as widgets
 from course.checks.cases import StudentFunction, safe_text, show
 from course.run import Namespace
 from course.supplied import check_json_value
-from course.widgets import LABEL_STYLE, CheckVerdicts, not_defined, student_function
+from course.widgets import (
+    LABEL_STYLE,
+    CheckVerdicts,
+    not_defined,
+    not_finished,
+    student_function,
+)
 
 OWN_VALUE = -1  # the dropdown's choice for the value typed in the text box
 
@@ -91,10 +97,7 @@ def student_encoding(encode_json: StudentFunction | None, value: object) -> str:
     try:
         text = encode_json(value)
     except NotImplementedError:
-        return (
-            "Your <code>encode_json</code> is not finished yet. Finish its exercise cell, run "
-            "it, then run this cell again."
-        )
+        return not_finished("encode_json")
     except (TypeError, ValueError) as error:
         return f"refuses it with <code>{type(error).__name__}</code>"
     except Exception as error:

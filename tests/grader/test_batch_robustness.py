@@ -13,18 +13,16 @@ import os
 import resource
 import shutil
 import signal
-import subprocess
-import sys
 import tempfile
 import threading
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from dying_job import make_jobs_die
 from grade_builders import grade_for
 from test_cli import REFERENCE, grader, read_grades
 from test_resume_runs import SLOW_WRAPPER, ProcessTree, wait_for
-from test_run_job_failure import DYING_JOB
 
 from grader import cli, dispatch, ids, pipeline, run
 from grader.discover import student_id
@@ -450,22 +448,7 @@ def test_a_killed_job_leaves_its_log_in_the_output_folder_and_the_summary_says_w
 
 
 def test_a_job_that_fails_keeps_what_it_printed_in_its_log(monkeypatch, tmp_path):
-    listing = tmp_path / "tests.json"
-    dispatch.run_job(["--list", str(listing)], tmp_path / "list.log").wait()
-    real_run_job = dispatch.run_job
-
-    def dying_job(arguments, log_path, notify_fd=None):
-        if arguments[0] == "--list":
-            return real_run_job(arguments, log_path, notify_fd)
-        source = "print('the last words of the job', flush=True)\n" + DYING_JOB
-        with open(log_path, "wb") as log:
-            return subprocess.Popen(
-                [sys.executable, "-c", source, *arguments, str(listing)],
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-
-    monkeypatch.setattr(dispatch, "run_job", dying_job)
+    make_jobs_die(monkeypatch, tmp_path, last_words="the last words of the job")
     folder = write_class(tmp_path / "class", ["a", "b"])
     out = tmp_path / "out"
     code, stdout = _capture(lambda: cli.main(["grade", str(folder), "--out", str(out)]))

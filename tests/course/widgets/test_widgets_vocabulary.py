@@ -2,7 +2,7 @@
 
 import json
 
-from builders import part, parts, reference_namespace
+from builders import part, parts, reference_namespace, unfinished
 
 from course.widgets.vocabulary import EXAMPLES, OWN_VALUE, vocabulary_explorer
 
@@ -43,9 +43,6 @@ def test_a_nested_ok_value_is_in_the_vocabulary_and_encoded_with_raw_characters(
 
 
 def test_every_example_renders_with_an_unfinished_encode_json():
-    def unfinished(value):
-        raise NotImplementedError()
-
     found = parts(vocabulary_explorer({"encode_json": unfinished}))
     for index in range(len(EXAMPLES)):
         found["vocabulary-pick"].value = index

@@ -16,12 +16,13 @@ from pathlib import Path
 
 from grader.paths import HIDDEN_CONFIG, PROJECT_ROOT
 from grader.requirements import pinned_requirements
-from grader.sandbox.containment import COURSE_RUNTIME
+from grader.sandbox.containment import COURSE_DATA, COURSE_RUNTIME
 
 TEMPLATES = Path(__file__).resolve().parent / "gradescope_files"
-# What grading imports from the course: the assembly mechanism, the supplied names and the
-# manifest. The lessons' checks, widgets and example tools stay out of the bundle.
-COURSE_FILES = (*COURSE_RUNTIME, "course/steps.toml")
+# What grading imports from the course: the assembly mechanism, the supplied names, the
+# manifest and the visible checks (with the example tools they call). The lessons' widgets
+# stay out of the bundle.
+COURSE_FILES = (*COURSE_RUNTIME, *COURSE_DATA)
 # The only packages grading needs beyond the standard library; their pins come from
 # requirements.txt, so the bundle installs the versions the tests ran with.
 GRADING_PACKAGES = ("pytest", "pyseccomp")

@@ -156,18 +156,20 @@ def crowded_cpu(monkeypatch):
     fifth of a processor, less on a busy machine, would meet it before the limit itself.
     """
     monkeypatch.setattr(clock, "WALL_FACTOR", 20)
-    before = os.sched_getaffinity(0)
-    os.sched_setaffinity(0, {0})  # the neighbours this process starts inherit it
     spinners = []
 
     def crowd(session):
         for pid in session.worker.group.pids():  # the worker, by its id outside the sandbox
             os.sched_setaffinity(pid, {0})
         # Each in a session of its own, so that the scheduler weighs each as one neighbour.
-        spinners.extend(
-            subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
-            for _ in range(NEIGHBOURS)
-        )
+        # This process, the trusted side that reads the meter, is left off the crowded CPU:
+        # the worker's charge is under test, not how late a starved grader looks at it.
+        for _ in range(NEIGHBOURS):
+            spinner = subprocess.Popen(
+                [sys.executable, "-c", "while True: pass"], start_new_session=True
+            )
+            os.sched_setaffinity(spinner.pid, {0})
+            spinners.append(spinner)
 
     try:
         yield crowd
@@ -175,7 +177,6 @@ def crowded_cpu(monkeypatch):
         for spinner in spinners:
             spinner.kill()
             spinner.wait()
-        os.sched_setaffinity(0, before)
 
 
 def timed(server, source, crowd=None):

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from course.analysis import defined_names, stubbed_functions
-from course.manifest import Course, Step, load_course
+from course.manifest import Course, Step
 from course.notebooks import (
     AssemblyError,
     NotebookCell,
@@ -29,21 +29,15 @@ from course.notebooks import (
     source_of,
 )
 from course.problems import function_states, missing_cell_message, undefined_name_problems
-from course.run import run_cells
 
-# Two names are here only for callers that still import them from this module, not from their
-# homes: the worker's loop (grader/sandbox/inside/loop.py) takes run_cells, the Gradescope runner
-# and the self-check take load_course. New code imports them from course.run and course.manifest.
 __all__ = [
     "Assembly",
     "ExerciseCell",
     "StepWork",
     "assemble",
     "exercise_cells",
-    "load_course",
     "notebook_exercise_cells",
     "read_step",
-    "run_cells",
     "step_work",
 ]
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, TextIO
 
-from course.assemble import load_course
+from course.manifest import load_course
 from grader.discover import Found, discover
 from grader.load import load
 from grader.model import CATEGORIES, RUN_STATUSES, SETTLED, TEST_STATUSES, Grade, RunStatus

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from course.assemble import ExerciseCell, load_course
-from course.manifest import Course
+from course.assemble import ExerciseCell
+from course.manifest import Course, load_course
 from grader.discover import Found
 from grader.integrations.gradescope import SELFCHECK_FILES, SELFCHECK_FOLDER, BundleSettings
 from grader.integrations.visible_checks import VisibleCheck, run_visible_checks

@@ -22,10 +22,10 @@ from gradescope_roots import (
     visible_checks_of,
 )
 
-from course.assemble import run_cells
 from course.checks import CHECKS
 from course.checks.visible import visible_checks_json
 from course.manifest import load_course
+from course.run import run_cells
 from grader.discover import Found
 from grader.integrations.visible_checks import TITLE, read_checks, run_visible_checks
 from grader.pipeline import load_safely

@@ -227,7 +227,7 @@ def bubblewrap_works(isolation: Isolation) -> bool:
     except (OSError, subprocess.TimeoutExpired):
         return False
     finally:
-        _collect(_bubblewrap_children() - before)
+        reap_briefly(_bubblewrap_children() - before, PROBE_REAP_SECONDS)
 
 
 def children_of(pid: int) -> set[int]:
@@ -252,19 +252,19 @@ def _bubblewrap_children() -> set[int]:
     return found
 
 
-def _collect(strays: set[int]) -> None:
-    """Reap the bubblewrap processes the probe left to this one (a job adopts orphans).
+def reap_briefly(pids: set[int], seconds: float) -> None:
+    """Collect these processes if they became this one's children, waiting briefly for each.
 
-    They came to this process when the probe's own bubblewrap ended; they end in turn as their
-    sandbox goes, so each is waited for, briefly. No other child's status is taken.
+    Bubblewrap leaves a process of its own below it, which comes to this process when it adopts
+    orphans (a job does) and ends as its sandbox goes. No other child's status is taken.
     """
-    deadline = time.monotonic() + PROBE_REAP_SECONDS
-    for pid in strays:
+    deadline = time.monotonic() + seconds
+    for pid in pids:
         while True:
             try:
                 if os.waitpid(pid, os.WNOHANG)[0] or time.monotonic() > deadline:
                     break
-            except ChildProcessError:
+            except ChildProcessError:  # not ours: the system's first process reaps it
                 break
             time.sleep(0.005)
 

@@ -95,7 +95,7 @@ class ForkServer:
                 self.process.kill()
                 self.process.wait()
             self.process = None
-        _reap(below)
+        containment.reap_briefly(below, STOP_SECONDS)
 
     def _below(self) -> set[int]:
         """Return the processes just below the server's own; under bubblewrap, wait for them.
@@ -143,16 +143,3 @@ class ForkServer:
         data = json.dumps(message).encode("ascii")
         rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))] if fds else []
         self.control.sendmsg([data], rights)
-
-
-def _reap(pids: set[int]) -> None:
-    """Collect these processes if they became this one's children, waiting briefly for each."""
-    deadline = time.monotonic() + STOP_SECONDS
-    for pid in pids:
-        while True:
-            try:
-                if os.waitpid(pid, os.WNOHANG)[0] or time.monotonic() > deadline:
-                    break
-            except ChildProcessError:  # not ours: the system's first process reaps it
-                break
-            time.sleep(0.005)

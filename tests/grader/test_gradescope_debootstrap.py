@@ -17,7 +17,16 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from gradescope_roots import HONEST_TWIN, PROJECT, REFERENCE, SEARCHER, build_bundle
+from gradescope_roots import (
+    HONEST_TWIN,
+    PROJECT,
+    REFERENCE,
+    SEARCHER,
+    build_bundle,
+    visible_checks_of,
+)
+
+from course.checks import CHECKS
 
 MIRROR = "http://deb.debian.org/debian"
 SUITE = "bookworm"  # Debian 12, whose Python (3.11) and bubblewrap (0.8) Gradescope would get
@@ -143,6 +152,9 @@ def test_the_reference_scores_70_of_70_with_the_sandbox_on(image):
     assert document["score"] == 70
     assert document["extra_data"]["isolation"].startswith("bubblewrap (")
     assert "Isolation: bubblewrap (" in stdout
+    # Every test passes, the course's visible checks (run in the sandbox too) among them.
+    assert len(visible_checks_of(document)) == len(CHECKS)
+    assert {test["status"] for test in document["tests"]} == {"passed"}
 
 
 def test_a_submission_searching_the_disk_gains_nothing_over_its_honest_twin(image):

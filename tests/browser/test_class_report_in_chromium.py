@@ -9,15 +9,14 @@ test-artifacts/screenshots/.
 
 import csv
 import shutil
-import subprocess
-import sys
 
 import pytest
+from grader_cli import run_grader
 from lab_pages import SCREENSHOTS
 from selenium.webdriver.common.by import By
 
 from grader.model import CATEGORIES
-from grader.paths import PROJECT_ROOT, SAMPLE_CLASS, SUBMISSIONS
+from grader.paths import SAMPLE_CLASS, SUBMISSIONS
 
 SAMPLE = SAMPLE_CLASS / "submitted"
 ENDLESS = SUBMISSIONS / "adversarial" / "timeout" / "infinite-loop-at-import.py"
@@ -35,14 +34,8 @@ def graded_class(tmp_path_factory):
     roster = folder.parent / "students.csv"
     roster.write_text("\n".join(["id", *GRADED, ABSENT]) + "\n", encoding="utf-8")
     out = tmp_path_factory.mktemp("grades")
-    command = [sys.executable, "-m", "grader", "grade", str(folder), "--out", str(out)]
-    completed = subprocess.run(
-        [*command, "--jobs", "2", "--timeout", "8", "--roster", str(roster)],
-        cwd=PROJECT_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
+    completed = run_grader(
+        "grade", folder, "--out", out, "--jobs", "2", "--timeout", "8", "--roster", roster
     )
     assert completed.returncode == 0, completed.stderr
     return out

@@ -15,6 +15,8 @@ import sysconfig
 import zipfile
 from pathlib import Path
 
+from grader_cli import run_grader
+
 from grader.integrations.visible_checks import TITLE as VISIBLE_CHECK
 from grader.model import CATEGORIES
 
@@ -57,14 +59,7 @@ TEST_FIELDS = {
 def build_bundle(folder, *options):
     """Build the bundle with `python -m grader gradescope-bundle` and these options; return it."""
     path = Path(folder) / "autograder.zip"
-    completed = subprocess.run(
-        [sys.executable, "-m", "grader", "gradescope-bundle", str(path), *options],
-        cwd=PROJECT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    completed = run_grader("gradescope-bundle", path, *options, timeout=120)
     assert completed.returncode == 0, completed.stderr
     return path
 
@@ -102,6 +97,28 @@ def run_autograder(root, path="/usr/bin:/bin", **environment):
         capture_output=True,
         text=True,
         timeout=300,
+        check=False,
+    )
+
+
+def run_selfcheck(root, environment=None, timeout=300):
+    """Run the bundle's own self-check in `root`, as setup.sh does; return the finished process.
+
+    It runs from source/, so the bundle's grader is the one imported, not this checkout's.
+    """
+    return subprocess.run(
+        [
+            str(Path(root) / "venv" / "bin" / "python"),
+            "-m",
+            "grader.integrations.gradescope_run",
+            "selfcheck",
+            str(root),
+        ],
+        env=environment,
+        cwd=Path(root) / "source",
+        capture_output=True,
+        text=True,
+        timeout=timeout,
         check=False,
     )
 

@@ -4,27 +4,15 @@ import csv
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from grader_cli import run_grader
 
 from grader.sandbox.containment import containment_available
 
 PROJECT = Path(__file__).resolve().parents[2]
 REFERENCE = PROJECT / "fixtures" / "submissions" / "correct" / "reference.py"
-
-
-def grader(*args, cwd=PROJECT):
-    return subprocess.run(
-        [sys.executable, "-m", "grader", *map(str, args)],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +29,7 @@ def class_folder(tmp_path_factory):
 @pytest.fixture(scope="module")
 def graded_twice(class_folder, tmp_path_factory):
     outs = [tmp_path_factory.mktemp("out1"), tmp_path_factory.mktemp("out2")]
-    runs = [grader("grade", class_folder, "--out", out, "--jobs", "2") for out in outs]
+    runs = [run_grader("grade", class_folder, "--out", out, "--jobs", "2") for out in outs]
     return runs, outs
 
 
@@ -58,26 +46,26 @@ def assert_one_line_usage_error(completed):
 
 
 def test_a_missing_path_is_a_one_line_usage_error(tmp_path):
-    completed = grader("grade", tmp_path / "nowhere", "--out", tmp_path / "out")
+    completed = run_grader("grade", tmp_path / "nowhere", "--out", tmp_path / "out")
     assert_one_line_usage_error(completed)
     assert "nowhere" in completed.stderr
     assert not (tmp_path / "out").exists()
 
 
 def test_grade_without_submissions_is_a_one_line_usage_error(tmp_path):
-    assert_one_line_usage_error(grader("grade", "--out", tmp_path / "out"))
+    assert_one_line_usage_error(run_grader("grade", "--out", tmp_path / "out"))
 
 
 def test_a_folder_with_nothing_to_grade_is_a_one_line_usage_error(tmp_path):
     (tmp_path / "readme.txt").write_text("hello", encoding="utf-8")
-    assert_one_line_usage_error(grader("grade", tmp_path, "--out", tmp_path / "out"))
+    assert_one_line_usage_error(run_grader("grade", tmp_path, "--out", tmp_path / "out"))
 
 
 def test_duplicate_student_ids_are_a_one_line_usage_error(tmp_path):
     for folder in ("a", "b"):
         (tmp_path / folder).mkdir()
         (tmp_path / folder / "ada.py").write_text("x = 1\n", encoding="utf-8")
-    completed = grader("grade", tmp_path / "a", tmp_path / "b", "--out", tmp_path / "out")
+    completed = run_grader("grade", tmp_path / "a", tmp_path / "b", "--out", tmp_path / "out")
     assert_one_line_usage_error(completed)
     assert "'ada'" in completed.stderr
 
@@ -124,7 +112,7 @@ def test_grading_the_same_submissions_twice_gives_byte_identical_files(graded_tw
 
 
 def test_no_arguments_grades_the_sample_class_into_grades(tmp_path):
-    completed = grader(cwd=tmp_path)
+    completed = run_grader(cwd=tmp_path)
     assert completed.returncode == 0, completed.stderr
     grades = read_grades(tmp_path / "grades")
     assert sorted(grades) == ["ada", "alan", "barbara", "grace", "linus"]

@@ -8,11 +8,10 @@ import csv
 import io
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from grader_cli import run_grader
 
 PROJECT = Path(__file__).resolve().parents[2]
 SAMPLE = PROJECT / "fixtures" / "sample-class" / "submitted"
@@ -21,16 +20,10 @@ TIMESTAMPS = {"ada": "2026-03-01 23:00:00.000000 UTC", "linus": "2026-03-02 02:2
 
 
 def grader(*args, umask=0o022):
+    """Run `python -m grader` with `args` under `umask`, as an instructor's shell would."""
     previous = os.umask(umask)
     try:
-        return subprocess.run(
-            [sys.executable, "-m", "grader", *map(str, args)],
-            cwd=PROJECT,
-            capture_output=True,
-            text=True,
-            timeout=600,
-            check=False,
-        )
+        return run_grader(*args)
     finally:
         os.umask(previous)
 

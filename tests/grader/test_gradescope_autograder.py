@@ -9,11 +9,11 @@ import re
 import shutil
 import stat
 import subprocess
-import sys
 from importlib.metadata import requires
 from pathlib import Path
 
 import pytest
+from grader_cli import run_grader
 from gradescope_roots import (
     PROJECT,
     REFERENCE,
@@ -22,6 +22,7 @@ from gradescope_roots import (
     build_bundle,
     graded,
     hidden_tests_of,
+    run_selfcheck,
     upload_checks_of,
 )
 
@@ -47,14 +48,7 @@ def hidden_test_count():
 
 
 def standalone_results(submission, out):
-    completed = subprocess.run(
-        [sys.executable, "-m", "grader", "grade", str(submission), "--out", str(out)],
-        cwd=PROJECT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    completed = run_grader("grade", submission, "--out", out, timeout=300)
     assert completed.returncode == 0, completed.stderr
     return json.loads((out / submission.name / "results.json").read_text(encoding="utf-8"))
 
@@ -166,20 +160,7 @@ def test_run_autograder_makes_the_source_folder_root_s_alone(bundle, tmp_path):
 
 def test_the_bundle_self_check_passes_with_the_reference_at_full_marks(bundle, tmp_path):
     root = autograder_root(bundle, tmp_path)
-    completed = subprocess.run(
-        [
-            str(root / "venv/bin/python"),
-            "-m",
-            "grader.integrations.gradescope_run",
-            "selfcheck",
-            str(root),
-        ],
-        cwd=root / "source",
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    completed = run_selfcheck(root)
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert "✓ the reference solution scores 70.00 out of 70.00" in completed.stdout
     assert "✓ the submission that searches the disk for the hidden tests" in completed.stdout

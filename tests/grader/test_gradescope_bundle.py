@@ -2,11 +2,10 @@
 
 import json
 import stat
-import subprocess
-import sys
 import zipfile
 
 import pytest
+from grader_cli import run_grader
 from gradescope_roots import HONEST_TWIN, PROJECT, REFERENCE, SEARCHER, build_bundle
 
 from grader.integrations import gradescope, gradescope_run
@@ -84,14 +83,7 @@ def test_the_chosen_visibility_of_hidden_tests_is_stored_in_the_bundle(visibilit
 
 def test_an_unknown_visibility_is_a_one_line_usage_error(tmp_path):
     command = ["gradescope-bundle", str(tmp_path / "a.zip"), "--hidden-visibility", "later"]
-    completed = subprocess.run(
-        [sys.executable, "-m", "grader", *command],
-        cwd=PROJECT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    completed = run_grader(*command, timeout=60)
     assert completed.returncode == 2
     assert completed.stderr.count("\n") == 1 and "later" in completed.stderr
     assert not (tmp_path / "a.zip").exists()

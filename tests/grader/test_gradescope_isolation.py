@@ -8,11 +8,17 @@ line to the options bubblewrap 0.6 knows (the debootstrap test runs an older one
 
 import json
 import subprocess
-import sys
 import tempfile
 
 import pytest
-from gradescope_roots import REFERENCE, autograder_root, build_bundle, run_autograder
+from grader_cli import run_grader
+from gradescope_roots import (
+    REFERENCE,
+    autograder_root,
+    build_bundle,
+    run_autograder,
+    run_selfcheck,
+)
 
 from grader.sandbox import containment
 
@@ -131,13 +137,7 @@ def test_required_bubblewrap_is_used_where_it_runs():
 def test_grade_requiring_bubblewrap_fails_in_one_line_and_grades_nobody(refusing_bwrap, tmp_path):
     out = tmp_path / "out"
     command = ["grade", str(REFERENCE), "--out", str(out), "--isolation", "bubblewrap"]
-    completed = subprocess.run(
-        [sys.executable, "-m", "grader", *command],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    completed = run_grader(*command, timeout=120)
     assert completed.returncode == 2
     assert completed.stderr.count("\n") == 1
     assert completed.stderr.startswith("grader: error: bubblewrap is required")
@@ -163,20 +163,8 @@ def test_run_autograder_without_bubblewrap_fails_loudly_and_writes_no_grade(
 
 def test_setup_s_self_check_fails_the_image_without_bubblewrap(bundle, refusing_bwrap, tmp_path):
     root = autograder_root(bundle, tmp_path)
-    completed = subprocess.run(
-        [
-            str(root / "venv/bin/python"),
-            "-m",
-            "grader.integrations.gradescope_run",
-            "selfcheck",
-            str(root),
-        ],
-        env={"PATH": refusing_bwrap, "LANG": "C.UTF-8"},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    environment = {"PATH": refusing_bwrap, "LANG": "C.UTF-8"}
+    completed = run_selfcheck(root, environment, timeout=120)
     assert completed.returncode == 1
     assert "bubblewrap is required" in completed.stderr
 

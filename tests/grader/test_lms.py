@@ -3,12 +3,11 @@
 import csv
 import io
 import shutil
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
 from grade_builders import CLASS, missing_grade
+from grader_cli import run_grader
 
 from grader.gradebook import lms
 from grader.gradebook.summary import summarize
@@ -91,17 +90,6 @@ def test_the_readme_documents_both_mappings():
     text = README.read_text(encoding="utf-8")
     assert "`grades-canvas.csv`" in text and "`grades-moodle.csv`" in text
     assert "SIS Login ID" in text and "Username" in text and "Feedback" in text
-
-
-def run_grader(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "grader", *map(str, args)],
-        cwd=PROJECT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
 
 
 def test_grade_with_lms_moodle_writes_the_export_beside_grades_csv(tmp_path):

@@ -15,7 +15,6 @@ import glob
 import os
 import shutil
 import subprocess
-import sys
 import threading
 import time
 from dataclasses import replace
@@ -23,6 +22,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from grader_cli import run_grader
 
 from grader.model import CATEGORIES, TEST_STATUSES, CodeUnit, Limits, Submission
 from grader.run import RunSettings, hidden_tests, run_submissions
@@ -308,10 +308,7 @@ def test_a_submission_named_grades_csv_does_not_overwrite_the_grades_file(tmp_pa
     shutil.copyfile(FIXTURES / "id-collision/grades.csv.py", folder / "grades.csv.py")
     shutil.copyfile(FIXTURES / "correct/reference.py", folder / "reference.py")
     out = tmp_path / "out"
-    command = [sys.executable, "-m", "grader", "grade", str(folder), "--out", str(out)]
-    completed = subprocess.run(
-        command, cwd=PROJECT, capture_output=True, text=True, timeout=300, check=False
-    )
+    completed = run_grader("grade", folder, "--out", out, timeout=300)
     assert completed.returncode == 0, completed.stdout + completed.stderr
     grades_file = out / "grades.csv"
     assert grades_file.is_file()

@@ -5,12 +5,12 @@ what a path cannot.
 """
 
 import re
-import subprocess
 import sys
 import tomllib
 from pathlib import Path
 
 import pytest
+from grader_cli import run_grader
 
 from grader import model, selfcheck
 from grader.model import RunResult, Submission
@@ -75,14 +75,7 @@ def test_a_zero_score_with_a_label_accepts_a_run_that_ended_early():
 
 
 def test_the_selfcheck_command_passes():
-    completed = subprocess.run(
-        [sys.executable, "-m", "grader", "selfcheck"],
-        cwd=PROJECT,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
+    completed = run_grader("selfcheck", timeout=900)
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert "Self-check passed" in completed.stdout
 

@@ -58,7 +58,20 @@ SLOW = {
 def pytest_configure(config):
     for name in ("browser", "nbgrader", "bwrap", "slow"):
         config.addinivalue_line("markers", f"{name}: see tests/conftest.py")
-    stems = [path.stem for path in TESTS.rglob("test_*.py")]
+    modules = list(TESTS.rglob("test_*.py"))
+    stems = [path.stem for path in modules]
+    # Shared builders live in builder modules and conftest.py: a test module that imports
+    # another breaks as soon as that one is renamed or tidied.
+    borrowing = sorted(
+        path.name
+        for path in modules
+        if any(
+            line.startswith(("from test_", "import test_"))
+            for line in path.read_text(encoding="utf-8").splitlines()
+        )
+    )
+    if borrowing:
+        raise pytest.UsageError(f"test modules import other test modules: {borrowing}")
     # The test folders are not packages, so two modules of one name collide at collection.
     repeated = sorted({stem for stem in stems if stems.count(stem) > 1})
     if repeated:

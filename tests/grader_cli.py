@@ -4,6 +4,7 @@ It lives at the top of tests/, which tests/conftest.py puts on the path, so that
 the browser's and the nbgrader tests run the command line one way.
 """
 
+import csv
 import subprocess
 import sys
 from pathlib import Path
@@ -23,3 +24,9 @@ def run_grader(
         timeout=timeout,
         check=False,
     )
+
+
+def read_grades(out: Path) -> dict[str, dict[str, str]]:
+    """Return the rows of the run's grades.csv in `out`, by student."""
+    with (out / "grades.csv").open(encoding="utf-8", newline="") as stream:
+        return {row["student"]: row for row in csv.DictReader(stream)}

@@ -21,14 +21,17 @@ from pathlib import Path
 import pytest
 from dying_job import make_jobs_die
 from grade_builders import grade_for
-from test_cli import REFERENCE, grader, read_grades
-from test_resume_runs import SLOW_WRAPPER, ProcessTree, wait_for
+from grader_cli import read_grades, run_grader
+from process_trees import SLOW_WRAPPER, ProcessTree, wait_for
 
 from grader import cli, dispatch, ids, pipeline, run
 from grader.discover import student_id
+from grader.paths import SUBMISSIONS
 from grader.pipeline import find_submissions
 from grader.reports import class_report, files
 from grader.sandbox.cleanup import remove_tree, temporary_folder
+
+REFERENCE = SUBMISSIONS / "correct" / "reference.py"
 
 NOBODY = 65534  # a user whom permissions bind, unlike root
 DEPTH = 3000  # deeper than shutil.rmtree can go in Python 3.11
@@ -228,7 +231,7 @@ def colliding_class(tmp_path_factory):
         (elsewhere / name).write_text("x = 1\n", encoding="utf-8")
     out = root / "run" / "out"
     paths = [folder, elsewhere / "...py", elsewhere / ".resume.py"]
-    completed = grader("grade", *paths, "--out", out, "--lms", "canvas")
+    completed = run_grader("grade", *paths, "--out", out, "--lms", "canvas")
     return root, out, completed
 
 

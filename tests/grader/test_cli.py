@@ -1,13 +1,12 @@
 """`python -m grader` grades submissions end to end, and explains usage errors in one line."""
 
-import csv
 import json
 import os
 import shutil
 from pathlib import Path
 
 import pytest
-from grader_cli import run_grader
+from grader_cli import read_grades, run_grader
 
 from grader.sandbox.containment import containment_available
 
@@ -31,11 +30,6 @@ def graded_twice(class_folder, tmp_path_factory):
     outs = [tmp_path_factory.mktemp("out1"), tmp_path_factory.mktemp("out2")]
     runs = [run_grader("grade", class_folder, "--out", out, "--jobs", "2") for out in outs]
     return runs, outs
-
-
-def read_grades(out):
-    with (out / "grades.csv").open(encoding="utf-8", newline="") as stream:
-        return {row["student"]: row for row in csv.DictReader(stream)}
 
 
 def assert_one_line_usage_error(completed):

@@ -6,8 +6,6 @@ run again with the same command and must end with the same files as an uninterru
 changed submission or a damaged stored record is graded again.
 """
 
-import contextlib
-import csv
 import json
 import os
 import re
@@ -15,11 +13,11 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
 
 import pytest
+from grader_cli import read_grades
+from process_trees import SLOW_WRAPPER, WAIT_SECONDS, ProcessTree, wait_for
 
 PROJECT = Path(__file__).resolve().parents[2]
 SUBMISSIONS = PROJECT / "fixtures" / "submissions"
@@ -38,18 +36,6 @@ CLASS = (
 )
 # First in student order, so its job is busy with it while the other job's results come in.
 SLOW_STUDENT = "a-slow"
-SLOW_WRAPPER = '''
-
-import time as _time
-
-_unhurried = invoke_tool
-
-
-def invoke_tool(*args, **kwargs):
-    """Answer like the reference, a little late: the run lasts long enough to interrupt."""
-    _time.sleep(0.01)
-    return _unhurried(*args, **kwargs)
-'''
 CLASS_SIZE = len(CLASS) + 1
 # Never answers in time: left to itself, its job would go on for the whole --timeout.
 ENDLESS = """
@@ -60,7 +46,6 @@ def invoke_tool(request, tools, **options):
     while True:
         time.sleep(0.5)
 """
-WAIT_SECONDS = 300  # generous: the machine may be busy with other test runs
 ORPHAN_SECONDS = 30  # far less than the endless submission's --timeout
 STUDENT_FILES = ("results.json", "feedback.md", "feedback.html")
 
@@ -95,70 +80,6 @@ def grade(class_folder, out):
     return completed
 
 
-def wait_for(condition, seconds=WAIT_SECONDS):
-    """Poll `condition` until it holds; fail the test if it never does."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, f"gave up waiting after {seconds} s"
-        time.sleep(0.05)
-
-
-def _process_table():
-    """Yield (pid, parent pid, start time, state) for every process on the machine."""
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", encoding="utf-8", errors="replace") as stat:
-                fields = stat.read().rpartition(")")[2].split()
-        except OSError:
-            continue
-        yield int(entry), int(fields[1]), fields[19], fields[0]
-
-
-class ProcessTree:
-    """Remembers a process and every process started under it, even after they are orphaned."""
-
-    def __init__(self, root):
-        self.lock = threading.Lock()
-        self.seen = {root: None}
-        self.watching = True
-        self.thread = threading.Thread(target=self._watch, daemon=True)
-        self.thread.start()
-
-    def _watch(self):
-        while self.watching:
-            self.sweep()
-            time.sleep(0.02)
-
-    def sweep(self):
-        """Add every process whose parent is already known."""
-        table = list(_process_table())
-        with self.lock:
-            for pid, parent, started, _state in table:
-                if parent in self.seen and pid not in self.seen:
-                    self.seen[pid] = started
-
-    def running(self):
-        """Return the known processes still running (zombies count as ended)."""
-        self.sweep()
-        with self.lock:
-            seen = dict(self.seen)
-        return [
-            pid
-            for pid, parent, started, state in _process_table()
-            if pid in seen and seen[pid] in (None, started) and state != "Z"
-        ]
-
-    def stop(self):
-        """Stop watching, and kill whatever is still running so a failed test leaves nothing."""
-        self.watching = False
-        self.thread.join()
-        for pid in self.running():
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-
-
 def interrupt(class_folder, out, number, orphan_seconds=ORPHAN_SECONDS):
     """Start grading, send signal `number` once a first student is done; return the run."""
     process = subprocess.Popen(
@@ -182,11 +103,6 @@ def interrupt(class_folder, out, number, orphan_seconds=ORPHAN_SECONDS):
             process.wait()
         tree.stop()
     return process.returncode, stdout, stderr
-
-
-def read_grades(out):
-    with (out / "grades.csv").open(encoding="utf-8", newline="") as stream:
-        return {row["student"]: row for row in csv.DictReader(stream)}
 
 
 def grade_files(out):

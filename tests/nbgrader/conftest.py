@@ -18,7 +18,9 @@ from pathlib import Path
 
 import pytest
 from classroom import ASSIGNMENT, write_class
+from nbgrader.api import Gradebook
 
+from grader.model import CATEGORIES
 from grader.paths import SOLUTIONS
 from tooling.paths import NBGRADER_CONFIG
 
@@ -100,3 +102,14 @@ def graded_course(tmp_path_factory):
     )
     assert grader.returncode == 0, grader.stderr
     return GradedCourse(root, students, autograde, autograde_seconds)
+
+
+def gradebook_category_scores(root, student):
+    """Return {category: score} from the gradebook's grade cells for `student`."""
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
+        return {
+            category: gradebook.find_grade(
+                "grade-" + category.replace("_", "-"), GRADED_NOTEBOOK, ASSIGNMENT, student
+            ).score
+            for category in CATEGORIES
+        }

@@ -4,8 +4,7 @@ nbgrader exports both as 0.0, like a real zero, so the grader's report is where 
 learns why: it labels the dead kernel `crash` (the absent student is simply not in it).
 """
 
-from conftest import ABSENT_STUDENT
-from test_workflow_matches_grader import gradebook_category_scores
+from conftest import ABSENT_STUDENT, gradebook_category_scores
 
 
 def test_a_killed_kernel_and_an_absent_student_both_export_zero(graded_course):

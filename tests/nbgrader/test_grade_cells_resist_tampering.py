@@ -9,8 +9,7 @@ unicode_boundary. She must get exactly her honest score, and grace, graded after
 import json
 
 from classroom import ASSIGNMENT
-from conftest import GRADED_NOTEBOOK
-from test_workflow_matches_grader import gradebook_category_scores
+from conftest import GRADED_NOTEBOOK, gradebook_category_scores
 
 from grader.integrations.nbgrader_bridge import grade_id_for
 from grader.model import CATEGORIES

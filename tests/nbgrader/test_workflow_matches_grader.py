@@ -1,24 +1,11 @@
 """nbgrader's autograde, run unchanged on the course, records the grader's own scores."""
 
-from classroom import ASSIGNMENT
-from conftest import ABSENT_STUDENT, GRADED_NOTEBOOK
-from nbgrader.api import Gradebook
+from conftest import ABSENT_STUDENT, gradebook_category_scores
 
 from grader.model import CATEGORIES
 
 # The whole class is autograded in one run; this leaves room for a busy two-core machine.
 AUTOGRADE_SECONDS_LIMIT = 300
-
-
-def gradebook_category_scores(root, student):
-    """Return {category: score} from the gradebook's grade cells for `student`."""
-    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
-        return {
-            category: gradebook.find_grade(
-                "grade-" + category.replace("_", "-"), GRADED_NOTEBOOK, ASSIGNMENT, student
-            ).score
-            for category in CATEGORIES
-        }
 
 
 def test_exported_totals_equal_the_grader_scores_for_every_student(graded_course):

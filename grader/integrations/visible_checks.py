@@ -70,7 +70,7 @@ def run_visible_checks(
 
 
 def read_checks(reply: CheckReply, course: Course) -> list[VisibleCheck]:
-    """Return the VisibleChecks a worker's reply holds, keeping only well-formed entries."""
+    """Return the VisibleChecks in a worker's reply; one failed check if any entry is malformed."""
     entries = _entries(reply["checks"])
     if entries is None:
         why = "what they reported could not be read"

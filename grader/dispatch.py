@@ -174,20 +174,36 @@ def how_it_ended(code: int) -> str:
     return f"ended with exit code {code}"
 
 
-def keep_log(log: Path, log_dir: Path | None) -> Path | None:
-    """Copy the end of a job's log into `log_dir`; return the copy's path, or None."""
-    if log_dir is None:
-        return None
+def log_tail(log: Path) -> bytes:
+    """Return the end of a job's log (KEPT_LOG_BYTES at most); b"" if it cannot be read."""
     try:
         # O_NOFOLLOW: without bubblewrap a worker could have swapped the log for a link.
         descriptor = os.open(log, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         with os.fdopen(descriptor, "rb") as stream:
             stream.seek(max(0, os.fstat(descriptor).st_size - KEPT_LOG_BYTES))
-            data = stream.read(KEPT_LOG_BYTES)
-        kept = Path(log_dir) / Path(log).name
+            return stream.read(KEPT_LOG_BYTES)
+    except OSError:
+        return b""
+
+
+def last_line(tail: bytes, limit: int = 200) -> str:
+    """Return the last non-blank line of a log's tail, printable and cut to `limit` characters."""
+    lines = [line for line in tail.decode("utf-8", "replace").splitlines() if line.strip()]
+    if not lines:
+        return ""
+    line = "".join(c if c.isprintable() else "?" for c in lines[-1].strip())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def keep_log(tail: bytes, name: str, log_dir: Path | None) -> Path | None:
+    """Write a job's log tail as `name` into `log_dir`; return the copy's path, or None."""
+    if log_dir is None:
+        return None
+    try:
+        kept = Path(log_dir) / name
         kept.parent.mkdir(parents=True, exist_ok=True)
         partial = kept.with_name(f".{kept.name}.partial")
-        partial.write_bytes(data)
+        partial.write_bytes(tail)
         os.replace(partial, kept)
     except OSError:
         return None

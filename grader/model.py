@@ -165,3 +165,12 @@ class Grade:
     categories: tuple[CategoryScore, ...]
     score: float
     max_score: float
+
+
+def failure_reason(step: str, error: BaseException) -> str:
+    """Say to a student, in plain words, that the grader failed while `step` their submission."""
+    return (
+        f"The grader itself failed while {step} your submission ({type(error).__name__}), so "
+        "it could not be graded. This is not your fault; tell your teacher, who can grade it "
+        "again."
+    )

@@ -24,7 +24,15 @@ from grader.discover import Found, UsageError, discover
 from grader.gradebook.book import ClassBook
 from grader.gradebook.summary import StudentSummary
 from grader.load import load
-from grader.model import MISSING, Grade, HiddenTest, JobFacts, RunResult, Submission
+from grader.model import (
+    MISSING,
+    Grade,
+    HiddenTest,
+    JobFacts,
+    RunResult,
+    Submission,
+    failure_reason,
+)
 from grader.reports import files
 from grader.score import score
 from grader.shards import Shard
@@ -32,15 +40,6 @@ from grader.shards import Shard
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 STUDENT_FILES = ("results.json", "feedback.md", "feedback.html")
 GRADES_REWRITE_SECONDS = 1.0  # how often grades.csv is brought up to date during a run
-
-
-def failure_reason(step: str, error: BaseException) -> str:
-    """Say to a student, in plain words, that the grader failed while `step` their submission."""
-    return (
-        f"The grader itself failed while {step} your submission ({type(error).__name__}), so "
-        "it could not be graded. This is not your fault; tell your teacher, who can grade it "
-        "again."
-    )
 
 
 class Interrupted(BaseException):

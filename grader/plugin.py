@@ -7,6 +7,8 @@ time. Outcomes are plain data, handed to `on_finished` as soon as a submission i
 """
 
 import inspect
+import sys
+import traceback
 from collections.abc import Callable, Sequence
 
 import pytest
@@ -18,7 +20,7 @@ from grader.jobfiles import (
     OutcomeData,
     ResultFile,
 )
-from grader.model import NOT_JUDGED, RUN_STATUSES, Limits, NotJudged
+from grader.model import NOT_JUDGED, RUN_STATUSES, Limits, NotJudged, failure_reason
 from grader.sandbox.client import SandboxProblem
 from grader.sandbox.forkserver import ForkServer
 from grader.sandbox.session import LoadFailure, SubmissionSession
@@ -79,6 +81,10 @@ def direct_arguments(item: pytest.Function) -> tuple[str, ...]:
     return tuple(inspect.signature(item.obj).parameters)
 
 
+# A submission the grader itself failed on is tried this many times in all.
+GRADER_ATTEMPTS = 2
+
+
 class GradingPlugin:
     """Runs the collected hidden tests for each submission in turn."""
 
@@ -118,8 +124,25 @@ class GradingPlugin:
         if session.config.option.collectonly:
             return None
         for serial, entry in enumerate(self.entries):
-            self.on_finished(entry["key"], self.run_submission(self.tests, entry, serial))
+            self.on_finished(entry["key"], self.graded(entry, serial))
         return True
+
+    def graded(self, entry: GradingEntry, serial: int) -> ResultFile:
+        """Run one submission; a failure of the grader's own costs that student alone.
+
+        What the student's code does ends as a test or load status; anything raised here is the
+        grader's (a fork server that died starting, a cgroup the kernel refused). It is tried
+        once more, then becomes this student's "error", and the job goes on with the next.
+        The traceback goes to the job's log for the instructor.
+        """
+        for _attempt in range(GRADER_ATTEMPTS):
+            try:
+                return self.run_submission(self.tests, entry, serial)
+            except Exception as error:
+                print(f"grader: the grader failed on submission {entry['key']}:", file=sys.stderr)
+                traceback.print_exc()
+                failure = error
+        return self.result_for_all("error", "error", failure_reason("running", failure))
 
     def run_submission(
         self, items: Sequence[pytest.Function], entry: GradingEntry, serial: int = 0

@@ -216,9 +216,12 @@ class _Batch:
         if code == 0 and not lost:
             return
         what = f" before grading {len(lost)} of its students, now status error" if lost else ""
-        kept = dispatch.keep_log(job.log, self.log_dir)
+        tail = dispatch.log_tail(job.log)
+        kept = dispatch.keep_log(tail, Path(job.log).name, self.log_dir)
         where = f"its log is {kept}" if kept else "its log was not kept"
-        self.note(f"Job {job.number} {dispatch.how_it_ended(code)}{what}; {where}.")
+        last = dispatch.last_line(tail)
+        said = f" It ends: {last}" if last else ""
+        self.note(f"Job {job.number} {dispatch.how_it_ended(code)}{what}; {where}.{said}")
 
     def hidden_tests_if_known(self) -> tuple[HiddenTest, ...]:
         """Return the hidden tests, or none if they cannot be known: the grade lists them anyway."""

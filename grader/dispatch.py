@@ -26,6 +26,7 @@ NOTIFY_VARIABLE = "GRADER_NOTIFY_FD"  # where a job finds the notification pipe
 FACTS = "facts.json"  # what a job writes beside its results once its hidden tests are collected
 POLL_SECONDS = 0.5  # only where pidfds are missing: how often ended jobs are looked for
 STOP_GRACE_SECONDS = 5.0
+RESTARTS = 2  # how many times a job that died is started again for its ungraded students
 KEPT_LOG_BYTES = 1 << 20  # the end of a log says why it died; the rest is not worth keeping
 
 
@@ -40,10 +41,11 @@ class JobProcess:
     pidfd: int | None = None
     next: int = 0  # position in `indexes` of the first result not yet delivered
     ended: bool = False
+    attempt: int = 0  # 0 for the run's first job of this number, then 1, 2... when started again
 
 
 class Jobs:
-    """The job processes of one run and the pipe they notify on."""
+    """The job processes of one run, the pipe they notify on, and the jobs started again."""
 
     def __init__(
         self, submissions: Sequence[Submission], count: int, settings: JobSettings, folder: Path
@@ -53,33 +55,39 @@ class Jobs:
         `settings` is the job input's own part (limits and isolation: see grader.job).
         """
         self.folder = folder
+        self.submissions = submissions
+        self.settings = settings
         (folder / "results").mkdir()
-        self.notify_read, notify_write = os.pipe()
+        # The writing end stays open here too: a job started again later is handed it.
+        self.notify_read, self.notify_write = os.pipe()
         self.jobs: list[JobProcess] = []
-        try:
-            count = max(1, min(count, len(submissions)))
-            for number in range(count if submissions else 0):
-                self.jobs.append(self._start(number, count, submissions, settings, notify_write))
-        finally:
-            os.close(notify_write)
+        count = max(1, min(count, len(submissions)))
+        for number in range(count if submissions else 0):
+            indexes = list(range(number, len(submissions), count))
+            self.jobs.append(self._start(number, indexes, attempt=0))
 
-    def _start(
-        self,
-        number: int,
-        count: int,
-        submissions: Sequence[Submission],
-        settings: JobSettings,
-        notify_write: int,
-    ) -> JobProcess:
-        indexes = list(range(number, len(submissions), count))
-        entries = [_entry(index, submissions[index]) for index in indexes]
-        input_path = self.folder / f"job-{number}.json"
-        job_input: JobInput = {**settings, "submissions": entries}
+    def start_again(self, job: JobProcess, indexes: list[int]) -> JobProcess | None:
+        """Start a new job in place of `job`, which died, for `indexes`; None if it may not.
+
+        A job is started again at most RESTARTS times in a run, so a machine that kills every
+        job does not keep the run going forever.
+        """
+        if job.attempt >= RESTARTS or not indexes:
+            return None
+        again = self._start(job.number, indexes, job.attempt + 1)
+        self.jobs.append(again)
+        return again
+
+    def _start(self, number: int, indexes: list[int], attempt: int) -> JobProcess:
+        entries = [_entry(index, self.submissions[index]) for index in indexes]
+        name = f"job-{number}" if attempt == 0 else f"job-{number}-again-{attempt}"
+        input_path = self.folder / f"{name}.json"
+        job_input: JobInput = {**self.settings, "submissions": entries}
         input_path.write_text(json.dumps(job_input), "utf-8")
-        log = self.folder / f"job-{number}.log"
+        log = self.folder / f"{name}.log"
         arguments = [str(input_path), str(self.folder / "results")]
-        process = run_job(arguments, log, notify_write)
-        return JobProcess(number, indexes, process, log, _pidfd(process.pid))
+        process = run_job(arguments, log, self.notify_write)
+        return JobProcess(number, indexes, process, log, _pidfd(process.pid), attempt=attempt)
 
     def wait(self) -> None:
         """Sleep until a job has news (a result, its facts) or has ended."""
@@ -115,6 +123,7 @@ class Jobs:
                 os.close(job.pidfd)
                 job.pidfd = None
         os.close(self.notify_read)
+        os.close(self.notify_write)
 
 
 def _pidfd(pid: int) -> int | None:

@@ -6,9 +6,9 @@ Student code never runs in this process, nor in the job processes: each job is o
 session of trusted code that forks a sandbox worker per submission from its fork server.
 Results come back as JSON files, one per submission, and become `RunResult`s here, in the order
 of `submissions`; the jobs' facts (the hidden tests they collected, the isolation in force)
-come back the same way, before any result. A job that dies costs only its unfinished
-submissions, whose results say so; its log is kept. (grader/dispatch.py starts and watches the
-job processes.)
+come back the same way, before any result. A job that dies loses no finished result: a new job
+grades the submissions it left (twice at most), after which they are errors that say so; its
+log is kept. (grader/dispatch.py starts and watches the job processes.)
 """
 
 import json
@@ -104,8 +104,9 @@ def run_submissions(
     With `on_result`, each result is handed on and not kept (a class's outcomes never pile up
     in memory), and the list returned holds None for every submission.
 
-    A job that dies or fails has its log copied to `log_dir` (when given) as job-N.log, and
-    `on_note` (when given) gets one line for the instructor saying so and where the log is.
+    A job that dies or fails has its log copied to `log_dir` (when given) as job-N.log (or
+    job-N-again-K.log), and `on_note` (when given) gets one line for the instructor saying so,
+    where the log is and how it ends; a new job grades what a dead one left (see `_Batch.end`).
     `on_facts` (when given) is called once, before the first result, with the jobs' facts.
     """
     with temporary_folder("grader-run-") as folder:
@@ -118,8 +119,8 @@ def run_submissions(
             "isolation": settings.isolation,
         }
         jobs = dispatch.Jobs(submissions, settings.jobs, job_settings, folder)
-        batch.jobs = jobs.jobs
-        batch.pending = {index for job in batch.jobs for index in job.indexes}
+        batch.jobs = jobs
+        batch.pending = {index for job in jobs.jobs for index in job.indexes}
         try:
             while batch.pending:
                 finished_jobs = jobs.ended()
@@ -135,7 +136,7 @@ def run_submissions(
             jobs.close()
             raise
         jobs.close()
-        for job in batch.jobs:
+        for job in jobs.jobs:
             batch.end(job)  # one that failed after its last result is noted too
     return batch.results
 
@@ -157,7 +158,7 @@ class _Batch:
         self.log_dir = log_dir
         self.note = on_note or (lambda _line: None)
         self.results: list[RunResult | None] = [None] * len(submissions)
-        self.jobs: list[dispatch.JobProcess] = []
+        self.jobs: dispatch.Jobs | None = None
         self.pending: set[int] = set()
         self.on_facts: Callable[[JobFacts], None] | None = None
         self.facts: JobFacts | None = None  # the first job's facts, once read
@@ -189,7 +190,7 @@ class _Batch:
         A job grades its submissions in order, so only each job's next one is looked for: one
         file check per job per poll, however large the class.
         """
-        for job in self.jobs:
+        for job in self.jobs.jobs if self.jobs else ():
             indexes = job.indexes
             while job.next < len(indexes):
                 index = indexes[job.next]
@@ -202,26 +203,37 @@ class _Batch:
                 job.next += 1
 
     def end(self, job: dispatch.JobProcess) -> None:
-        """Deal once with an ended job: its ungraded submissions are lost, and a failure noted."""
+        """Deal once with an ended job: a new job grades what it left, or it is lost; say so.
+
+        A job dies for the machine's reasons, not a student's (student code runs in workers
+        it cannot reach the job from), so its ungraded students go to a new job; only when
+        that has happened dispatch.RESTARTS times is what is left lost, each such student an error.
+        """
         if job.ended:
             return
         job.ended = True
         results = self.folder / "results"
         mine = sorted(self.pending & set(job.indexes))
-        lost = [index for index in mine if not (results / f"{index}.json").exists()]
-        tests = self.hidden_tests_if_known() if lost else ()
-        for index in lost:
-            self.deliver(index, _lost(self.submissions[index], tests))
+        left = [index for index in mine if not (results / f"{index}.json").exists()]
+        again = self.jobs.start_again(job, left) if self.jobs and self.pending else None
+        if again is None:
+            tests = self.hidden_tests_if_known() if left else ()
+            for index in left:
+                self.deliver(index, _lost(self.submissions[index], tests))
         code = job.process.returncode
-        if code == 0 and not lost:
+        if code == 0 and not left:
             return
-        what = f" before grading {len(lost)} of its students, now status error" if lost else ""
         tail = dispatch.log_tail(job.log)
         kept = dispatch.keep_log(tail, Path(job.log).name, self.log_dir)
         where = f"its log is {kept}" if kept else "its log was not kept"
         last = dispatch.last_line(tail)
         said = f" It ends: {last}" if last else ""
-        self.note(f"Job {job.number} {dispatch.how_it_ended(code)}{what}; {where}.{said}")
+        what = ""
+        if left:
+            then = "a new job grades them" if again else "now status error"
+            what = f" before grading {len(left)} of its students, {then}"
+        name = f"Job {job.number}" + (" (started again)" if job.attempt else "")
+        self.note(f"{name} {dispatch.how_it_ended(code)}{what}; {where}.{said}")
 
     def hidden_tests_if_known(self) -> tuple[HiddenTest, ...]:
         """Return the hidden tests, or none if they cannot be known: the grade lists them anyway."""

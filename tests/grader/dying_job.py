@@ -1,12 +1,12 @@
-"""A grading job that dies after its first submission, for the tests of what a dead job leaves."""
+"""Grading jobs that die, for the tests of what a dead job leaves and of the jobs started again."""
 
 import subprocess
 import sys
 
 from grader import dispatch
 
-# Writes the result of submission 0 from a real job, then dies before the next one.
-DYING_JOB = """
+# Writes the result of its first submission from a real job's catalogue, then dies (exit 9).
+DIES_AFTER_ONE = """
 import json, pathlib, sys
 out = pathlib.Path(sys.argv[2])
 source = json.loads(pathlib.Path(sys.argv[1]).read_text())
@@ -20,20 +20,29 @@ outcomes = [dict(t, status="passed", output="") for t in tests]
 sys.exit(9)
 """
 
+# Dies (exit 9) before grading anyone, as a job that cannot start its sandbox would.
+DIES_AT_ONCE = "import sys\nsys.exit(9)\n"
 
-def make_jobs_die(monkeypatch, folder, last_words=""):
-    """Make every grading job run DYING_JOB, printing `last_words` first into the job's log.
 
+def make_jobs_die(monkeypatch, folder, last_words="", *, program=DIES_AFTER_ONE, deaths=None):
+    """Make grading jobs run `program`, printing `last_words` first into the job's log.
+
+    Only the first `deaths` grading jobs die (every one when None); later ones are real.
     Listing the hidden tests stays the real job's (into `folder`), so results name real tests.
+    Return the list of the grading jobs' input files, in the order they were started.
     """
     listing = folder / "tests.json"
     dispatch.run_job(["--list", str(listing)], folder / "list.log").wait()
     real_run_job = dispatch.run_job
+    started = []
 
     def dying_job(arguments, log_path, notify_fd=None):
         if arguments[0] == "--list":
             return real_run_job(arguments, log_path, notify_fd)
-        source = f"print({last_words!r}, flush=True)\n{DYING_JOB}" if last_words else DYING_JOB
+        started.append(arguments[0])
+        if deaths is not None and len(started) > deaths:
+            return real_run_job(arguments, log_path, notify_fd)
+        source = f"print({last_words!r}, flush=True)\n{program}" if last_words else program
         with open(log_path, "wb") as log:
             return subprocess.Popen(
                 [sys.executable, "-c", source, *arguments, str(listing)],
@@ -42,3 +51,4 @@ def make_jobs_die(monkeypatch, folder, last_words=""):
             )
 
     monkeypatch.setattr(dispatch, "run_job", dying_job)
+    return started

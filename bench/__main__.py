@@ -8,9 +8,10 @@ Everything is measured side by side in the same run, on generated nbgrader-style
 --baseline) the grader at git revision REV grade the same class in turn; their wall time,
 whole-tree processor time (a cgroup's count, workers in their namespaces included) and peak
 memory (of the grader's own process and of its whole tree) are printed, and their grades must
-agree. Then `nbgrader autograde` grades a sample of the same class, a bare Jupyter kernel runs
-one cell, and one submission is graded end to end (the Gradescope case). It exits 1 if any two
-graders disagree on any student's points.
+agree; then each grades its finished class again into the same folder ("again": every result
+is reused, so this measures resuming). Then `nbgrader autograde` grades a sample of the same
+class, a bare Jupyter kernel runs one cell, and one submission is graded end to end (the
+Gradescope case). It exits 1 if any two graders disagree on any student's points.
 """
 
 import argparse
@@ -26,7 +27,7 @@ from bench.compare import Points, compare_points, grader_points, nbgrader_points
 from bench.make_class import CATALOGUE, make_class
 from bench.measure import PROJECT, Measurement, run_bare_kernel, run_grader, run_nbgrader
 
-HEADER = "    N  jobs  grader     wall s/sub  s/sub/core  cpu s/sub  main MiB  tree MiB"
+HEADER = "    N  jobs  grader          wall s/sub  s/sub/core  cpu s/sub  main MiB  tree MiB"
 
 
 def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -58,7 +59,7 @@ def row(size: int, jobs: int, name: str, found: Measurement) -> str:
     """Format one measurement as a row of the table."""
     per_sub = found.seconds / size
     return (
-        f"{size:>5}  {jobs:>4}  {name:<9}  {per_sub:10.4f}  {per_sub * jobs:10.4f}  "
+        f"{size:>5}  {jobs:>4}  {name:<14}  {per_sub:10.4f}  {per_sub * jobs:10.4f}  "
         f"{found.cpu_seconds / size:9.4f}  {found.main_peak_mib:8.0f}  {found.peak_mib:8.0f}"
     )
 
@@ -81,7 +82,25 @@ def bench_size(
             points[name] = grader_points(out_dir)
         for name in points.keys() - {"this"}:
             problems += [f"N={size} jobs={jobs} vs {name}: {p}" for p in compare(points, name)]
+    rows += resumed_rows(size, args.jobs[0], workdir, trees)
     return rows, problems
+
+
+def resumed_rows(size: int, jobs: int, workdir: Path, trees: Mapping[str, Path]) -> list[str]:
+    """Grade each grader's finished class again into the same folder: every result is reused.
+
+    What resuming costs (reading every stored result back) must not grow with the class either.
+    """
+    rows = []
+    for name, tree in trees.items():
+        out_dir = workdir / f"grades-{name}-{size}-{jobs}"
+        before = grader_points(out_dir)
+        submitted = [workdir / f"class-{size}" / "submitted"]
+        found = run_grader(tree, submitted, out_dir, jobs, resume=True)
+        rows.append(row(size, jobs, f"{name}, again", found))
+        if grader_points(out_dir) != before:
+            rows.append(f"  {name}: the grades changed when the class was graded again")
+    return rows
 
 
 def compare(points: Mapping[str, Points], name: str) -> list[str]:

@@ -124,10 +124,18 @@ def grade_command(
 
 
 def run_grader(
-    tree: str | Path, submissions: Sequence[str | Path], out_dir: str | Path, jobs: int
+    tree: str | Path,
+    submissions: Sequence[str | Path],
+    out_dir: str | Path,
+    jobs: int,
+    resume: bool = False,
 ) -> Measurement:
-    """Grade `submissions` with the grader in `tree` (this project, or a baseline's copy)."""
-    shutil.rmtree(out_dir, ignore_errors=True)  # a fresh folder: nothing to resume from
+    """Grade `submissions` with the grader in `tree` (this project, or a baseline's copy).
+
+    `out_dir` is emptied first unless `resume` is set: then its stored results are reused.
+    """
+    if not resume:
+        shutil.rmtree(out_dir, ignore_errors=True)
     found = measured(grade_command(tree, submissions, out_dir, jobs), tree)
     return Measurement(**{**found.__dict__, "out_dir": Path(out_dir)})
 

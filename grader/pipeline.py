@@ -147,10 +147,15 @@ def grade_submissions(
     if progress:
         progress.start(len(submissions) + len(missing))
     try:
-        stored = [_stored_result(out_dir, s, keys[s.student]) for s in submissions]
-        for result in filter(None, stored):
-            grading.record(result, resumed=True)
-        to_run = [s for s, kept in zip(submissions, stored, strict=True) if kept is None]
+        to_run = []
+        for submission in submissions:
+            # Each stored result is recorded as it is read, never all of them at once: a
+            # result holds every outcome, and a class's worth would not fit in memory.
+            kept = _stored_result(out_dir, submission, keys[submission.student])
+            if kept is None:
+                to_run.append(submission)
+            else:
+                grading.record(kept, resumed=True)
         # Recorded once the hidden tests are known, which the jobs tell as they start.
         grading.waiting = [*missing, *map(_result_without_running, filter(_not_runnable, to_run))]
         runnable = [s for s in to_run if not _not_runnable(s)]

@@ -7,19 +7,19 @@ Where the kernel has no pidfds, it wakes every POLL_SECONDS to look at the jobs 
 """
 
 import contextlib
-import json
+import dataclasses
 import os
 import select
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.jobfiles import JobEntry, JobInput, JobSettings
-from grader.model import Submission
+from grader.jobfiles import JobEntry, JobSettings, copy_job_input, deal_job_inputs
+from grader.model import CodeUnit, Submission
 from grader.sandbox.inside.protocol import CodeUnitMessage
 
 NOTIFY_VARIABLE = "GRADER_NOTIFY_FD"  # where a job finds the notification pipe
@@ -38,6 +38,7 @@ class JobProcess:
     indexes: list[int]
     process: subprocess.Popen[bytes]
     log: Path
+    input: Path  # its input file (grader.jobfiles), from which a new job's is cut if it dies
     pidfd: int | None = None
     next: int = 0  # position in `indexes` of the first result not yet delivered
     ended: bool = False
@@ -48,46 +49,57 @@ class Jobs:
     """The job processes of one run, the pipe they notify on, and the jobs started again."""
 
     def __init__(
-        self, submissions: Sequence[Submission], count: int, settings: JobSettings, folder: Path
+        self, submissions: Iterable[Submission], count: int, settings: JobSettings, folder: Path
     ) -> None:
         """Start `count` jobs over `submissions`, dealt out in turn, each with `settings`.
 
         `settings` is the job input's own part (limits and isolation: see grader.job).
         """
         self.folder = folder
-        self.submissions = submissions
         self.settings = settings
+        self.submissions: list[Submission] = []  # as the parent keeps them: without their code
         (folder / "results").mkdir()
         # The writing end stays open here too: a job started again later is handed it.
         self.notify_read, self.notify_write = os.pipe()
         self.jobs: list[JobProcess] = []
-        count = max(1, min(count, len(submissions)))
-        for number in range(count if submissions else 0):
-            indexes = list(range(number, len(submissions), count))
-            self.jobs.append(self._start(number, indexes, attempt=0))
+        try:
+            paths = [folder / f"job-{number}.jsonl" for number in range(max(1, count))]
+            dealt = deal_job_inputs(paths, settings, self._entries(submissions))
+            for number, indexes in enumerate(dealt):
+                if indexes:  # fewer submissions than jobs: the extra ones are never started
+                    self.jobs.append(self._start(number, indexes, paths[number], attempt=0))
+        except BaseException:
+            self.stop()
+            self.close()
+            raise
+
+    def _entries(self, submissions: Iterable[Submission]) -> Iterator[JobEntry]:
+        """Yield each submission's job entry, keeping it here without its code."""
+        for index, submission in enumerate(submissions):
+            self.submissions.append(_without_code(submission))
+            yield _entry(index, submission)
 
     def start_again(self, job: JobProcess, indexes: list[int]) -> JobProcess | None:
         """Start a new job in place of `job`, which died, for `indexes`; None if it may not.
 
         A job is started again at most RESTARTS times in a run, so a machine that kills every
-        job does not keep the run going forever.
+        job does not keep the run going forever. Its input is the dead job's, cut to `indexes`.
         """
         if job.attempt >= RESTARTS or not indexes:
             return None
-        again = self._start(job.number, indexes, job.attempt + 1)
+        attempt = job.attempt + 1
+        input_path = self.folder / f"job-{job.number}-again-{attempt}.jsonl"
+        copy_job_input(job.input, input_path, set(indexes))
+        again = self._start(job.number, indexes, input_path, attempt)
         self.jobs.append(again)
         return again
 
-    def _start(self, number: int, indexes: list[int], attempt: int) -> JobProcess:
-        entries = [_entry(index, self.submissions[index]) for index in indexes]
-        name = f"job-{number}" if attempt == 0 else f"job-{number}-again-{attempt}"
-        input_path = self.folder / f"{name}.json"
-        job_input: JobInput = {**self.settings, "submissions": entries}
-        input_path.write_text(json.dumps(job_input), "utf-8")
-        log = self.folder / f"{name}.log"
+    def _start(self, number: int, indexes: list[int], input_path: Path, attempt: int) -> JobProcess:
+        log = input_path.with_suffix(".log")
         arguments = [str(input_path), str(self.folder / "results")]
         process = run_job(arguments, log, self.notify_write)
-        return JobProcess(number, indexes, process, log, _pidfd(process.pid), attempt=attempt)
+        pidfd = _pidfd(process.pid)
+        return JobProcess(number, indexes, process, log, input_path, pidfd, attempt=attempt)
 
     def wait(self) -> None:
         """Sleep until a job has news (a result, its facts) or has ended."""
@@ -225,3 +237,14 @@ def _entry(index: int, submission: Submission) -> JobEntry:
         for unit in submission.units
     ]
     return {"key": index, "units": units, "error": submission.error}
+
+
+def _without_code(submission: Submission) -> Submission:
+    """Return `submission` as the parent keeps it once dealt: its units' names, not their code.
+
+    The reports name the cells that were read (Gradescope's upload checks), never their code.
+    """
+    units = tuple(
+        CodeUnit(sys.intern(unit.label), sys.intern(unit.filename), "") for unit in submission.units
+    )
+    return dataclasses.replace(submission, units=units)

@@ -1,6 +1,6 @@
 """One grading job: a single pytest session that runs the hidden tests for a list of submissions.
 
-    python -m grader.job INPUT.json OUTPUT_DIR    grade; write OUTPUT_DIR/<key>.json per submission
+    python -m grader.job INPUT.jsonl OUTPUT_DIR    grade; write OUTPUT_DIR/<key>.json per submission
                                                   (and OUTPUT_DIR/facts.json once the hidden
                                                   tests are collected: catalogue, isolation)
     python -m grader.job --list OUTPUT.json        write the catalogue of hidden tests, run nothing
@@ -18,6 +18,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from types import FrameType
 from typing import NoReturn
@@ -25,7 +26,14 @@ from typing import NoReturn
 import pytest
 
 from grader.dispatch import FACTS, notifier
-from grader.jobfiles import CatalogueEntry, FactsFile, GradingEntry, JobInput, ResultFile
+from grader.jobfiles import (
+    CatalogueEntry,
+    FactsFile,
+    GradingEntry,
+    JobEntry,
+    ResultFile,
+    read_job_input,
+)
 from grader.model import CodeUnit, Limits
 from grader.paths import HIDDEN_CONFIG, HIDDEN_TESTS
 from grader.plugin import GradingPlugin
@@ -107,21 +115,19 @@ def write_json(path: str | Path, data: ResultFile | FactsFile | list[CatalogueEn
     os.replace(partial, path)
 
 
-def read_entries(data: JobInput) -> list[GradingEntry]:
-    """Turn the job's input into the plugin's entries."""
-    return [
-        {
+def read_entries(entries: Iterable[JobEntry]) -> Iterator[GradingEntry]:
+    """Turn the job's input entries into the plugin's, one at a time."""
+    for item in entries:
+        yield {
             "key": str(item["key"]),
             "units": tuple(CodeUnit(**unit) for unit in item.get("units", ())),
             "error": item.get("error"),
         }
-        for item in data["submissions"]
-    ]
 
 
 def grade(input_path: str, output_dir: str) -> int:
     """Run the hidden tests for every submission listed in the input file."""
-    data: JobInput = json.loads(Path(input_path).read_text(encoding="utf-8"))
+    data, entries = read_job_input(Path(input_path))
 
     notify = notifier()
 
@@ -140,7 +146,7 @@ def grade(input_path: str, output_dir: str) -> int:
             write_json(Path(output_dir) / FACTS, facts)
             notify()
 
-        plugin = GradingPlugin(read_entries(data), limits, on_finished, server, on_collected)
+        plugin = GradingPlugin(read_entries(entries), limits, on_finished, server, on_collected)
         return pytest.main(pytest_arguments(), plugins=[plugin])
 
 

@@ -1,17 +1,23 @@
 """The files a grading job reads and writes, declared once: its input, its results, facts.json.
 
-    grader/dispatch.py   writes each job's input (JobInput) and starts the job
+    grader/dispatch.py   writes each job's input (write_job_input) and starts the job
     grader/job.py        reads it, writes facts.json (FactsFile) once the hidden tests are
                          collected, then one ResultFile per submission as soon as it is graded
     grader/plugin.py     builds the catalogue (CatalogueEntry) and each result's outcomes
     grader/run.py        reads facts.json and the result files back into grader.model's types
 
-Each file is one JSON document; `python -m grader.job --list OUT` writes a list of
-CatalogueEntry. The messages between a job and its sandbox workers are declared apart, in
-grader/sandbox/inside/protocol.py, which the worker reads too.
+A job's input is JSON Lines: its JobSettings on the first line, then one JobEntry per line, so
+neither the writer nor the job ever holds a class's code at once (write_job_input,
+read_job_input). Every other file is one JSON document; `python -m grader.job --list OUT`
+writes a list of CatalogueEntry. The messages between a job and its sandbox workers are
+declared apart, in grader/sandbox/inside/protocol.py, which the worker reads too.
 """
 
-from typing import TypedDict
+import contextlib
+import json
+from collections.abc import Container, Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import TextIO, TypedDict
 
 from grader.model import CodeUnit, Limits
 from grader.sandbox.inside.protocol import CodeUnitMessage
@@ -53,10 +59,52 @@ class JobEntry(TypedDict):
     error: str | None  # why nothing of it can run (grader.model.Submission.error)
 
 
-class JobInput(JobSettings):
-    """A job's input file: the run's settings and the submissions dealt to this job."""
+def write_job_input(path: Path, settings: JobSettings, entries: Iterable[JobEntry]) -> None:
+    """Write a job's input: `settings` on the first line, then each entry on a line of its own."""
+    with path.open("w", encoding="utf-8") as stream:
+        stream.write(json.dumps(settings) + "\n")
+        for entry in entries:
+            stream.write(json.dumps(entry) + "\n")
 
-    submissions: list[JobEntry]
+
+def deal_job_inputs(
+    paths: Sequence[Path], settings: JobSettings, entries: Iterable[JobEntry]
+) -> list[list[int]]:
+    """Deal `entries` in turn into one input per path, as they come; return each one's keys."""
+    keys: list[list[int]] = [[] for _ in paths]
+    with contextlib.ExitStack() as stack:
+        streams = [stack.enter_context(path.open("w", encoding="utf-8")) for path in paths]
+        for stream in streams:
+            stream.write(json.dumps(settings) + "\n")
+        for number, entry in enumerate(entries):
+            streams[number % len(streams)].write(json.dumps(entry) + "\n")
+            keys[number % len(streams)].append(entry["key"])
+    return keys
+
+
+def read_job_input(path: Path) -> tuple[JobSettings, Iterator[JobEntry]]:
+    """Return a job input's settings, and its entries as they are read, one line at a time."""
+    stream = path.open(encoding="utf-8")
+    try:
+        settings: JobSettings = json.loads(stream.readline())
+    except BaseException:
+        stream.close()
+        raise
+    return settings, _entries(stream)
+
+
+def _entries(stream: TextIO) -> Iterator[JobEntry]:
+    with stream:
+        for line in stream:
+            if line.strip():
+                entry: JobEntry = json.loads(line)
+                yield entry
+
+
+def copy_job_input(source: Path, target: Path, keys: Container[int]) -> None:
+    """Write to `target` the input `source` with only the entries whose key is in `keys`."""
+    settings, entries = read_job_input(source)
+    write_job_input(target, settings, (entry for entry in entries if entry["key"] in keys))
 
 
 class GradingEntry(TypedDict):

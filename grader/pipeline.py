@@ -85,16 +85,20 @@ def _signals_held() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
-def find_submissions(paths: Iterable[str | Path], out_dir: str | Path) -> list[Submission]:
-    """Discover and load every submission under `paths`, ready to grade into `out_dir`.
+# A submission to grade: loaded already, or found on disk and loaded when its turn comes, so
+# that a class's code is never held in memory at once.
+Pending = Submission | Found
+
+
+def find_submissions(paths: Iterable[str | Path], out_dir: str | Path) -> list[Found]:
+    """Discover every submission under `paths`, to grade into `out_dir`; nothing is read yet.
 
     Raise UsageError, before anything runs, if the paths or `out_dir` cannot be used.
     """
     out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
         raise UsageError(f"--out {out_dir} exists and is not a folder")
-    course = load_course()
-    return [load_safely(found, course) for found in discover(paths, course)]
+    return discover(paths, load_course())
 
 
 def load_safely(found: Found, course: Course | None = None) -> Submission:
@@ -107,14 +111,17 @@ def load_safely(found: Found, course: Course | None = None) -> Submission:
 
 
 def grade_submissions(
-    submissions: Sequence[Submission],
+    submissions: Sequence[Pending],
     out_dir: str | Path,
     settings: run.RunSettings,
     progress: Progress | None = None,
     book: ClassBook | None = None,
     shard: Shard | None = None,
 ) -> list[StudentSummary]:
-    """Run, score and report loaded submissions; return their summaries in student order.
+    """Load, run, score and report submissions; return their summaries in student order.
+
+    Each submission is loaded (if it was only found) when its turn comes and its code is
+    handed to the jobs' input at once, so the code of a whole class is never in memory.
 
     Each student's files, and the run result kept for resuming, are written as soon as that
     student is graded, so an interruption keeps every result already computed; grades.csv is
@@ -132,42 +139,27 @@ def grade_submissions(
     """
     book = book if book is not None else ClassBook()
     refused = ids.refusals(s.student for s in submissions)
-    submissions = [_refuse(s, refused.get(s.student)) for s in submissions]
-    missing = book.missing_results(s.student for s in submissions)
+    pending = [_refuse(s, refused.get(s.student)) for s in submissions]
+    missing = book.missing_results(s.student for s in pending)
     if shard is not None:
-        everyone = [s.student for s in submissions] + [r.submission.student for r in missing]
+        everyone = [s.student for s in pending] + [r.submission.student for r in missing]
         chosen = shard.students(everyone)
-        submissions = [s for s in submissions if s.student in chosen]
+        pending = [s for s in pending if s.student in chosen]
         missing = [r for r in missing if r.submission.student in chosen]
-    version = resume.grader_version(settings)
-    pairs = [_with_fingerprint(s, version) for s in submissions]
-    submissions = [submission for submission, _key in pairs]
-    keys = {submission.student: key for submission, key in pairs}
-    grading = _Grading(out_dir, keys, progress, refused, book, version)
+    grading = _Grading(out_dir, progress, refused, book, resume.grader_version(settings))
     if progress:
-        progress.start(len(submissions) + len(missing))
+        progress.start(len(pending) + len(missing))
     try:
-        to_run = []
-        for submission in submissions:
-            # Each stored result is recorded as it is read, never all of them at once: a
-            # result holds every outcome, and a class's worth would not fit in memory.
-            kept = _stored_result(out_dir, submission, keys[submission.student])
-            if kept is None:
-                to_run.append(submission)
-            else:
-                grading.record(kept, resumed=True)
         # Recorded once the hidden tests are known, which the jobs tell as they start.
-        grading.waiting = [*missing, *map(_result_without_running, filter(_not_runnable, to_run))]
-        runnable = [s for s in to_run if not _not_runnable(s)]
-        if runnable:
-            run.run_submissions(
-                runnable,
-                settings,
-                on_result=grading.record,
-                log_dir=Path(out_dir) / run.LOG_FOLDER,
-                on_note=grading.note,
-                on_facts=grading.learn,
-            )
+        grading.waiting = list(missing)
+        run.run_submissions(
+            grading.to_run(pending),
+            settings,
+            on_result=grading.record,
+            log_dir=Path(out_dir) / run.LOG_FOLDER,
+            on_note=grading.note,
+            on_facts=grading.learn,
+        )
         grading.record_waiting()
     finally:
         with _signals_held():
@@ -187,12 +179,13 @@ def _result_without_running(submission: Submission) -> RunResult:
     return RunResult(submission, (), "unreadable", reason=submission.error or "")
 
 
-def _refuse(submission: Submission, reason: str | None) -> Submission:
+def _refuse(submission: Pending, reason: str | None) -> Pending:
     """Return `submission` marked as not to be graded for `reason`, or as it is without one."""
     if reason is None:
         return submission
     # Nothing is read for a refused submission, nor written under its id: only its row.
-    return Submission(submission.student, submission.path, submission.kind, (), failure=reason)
+    student, path, kind = submission.student, str(submission.path), submission.kind
+    return Submission(student, path, kind, (), failure=reason)
 
 
 def _with_fingerprint(submission: Submission, version: str) -> tuple[Submission, str | None]:
@@ -229,14 +222,13 @@ class _Grading:
     def __init__(
         self,
         out_dir: str | Path,
-        keys: dict[str, str | None],
         progress: Progress | None,
         refused: dict[str, str],
         book: ClassBook,
         version: str,
     ) -> None:
         self.out_dir = out_dir
-        self.keys = keys
+        self.keys: dict[str, str | None] = {}  # each student's fingerprint, once loaded
         self.progress = progress
         self.refused = refused  # student ids whose files must not be written
         self.course = load_course()
@@ -271,6 +263,24 @@ class _Grading:
             if self.progress is not None and hasattr(self.progress, "learn"):
                 self.progress.learn(facts)
         self.record_waiting()
+
+    def to_run(self, pending: Iterable[Pending]) -> Iterator[Submission]:
+        """Load each submission in turn and yield those to run; record the others at once.
+
+        A stored result still valid is recorded (resumed) and a submission nothing of which
+        can run waits for the hidden tests; only one submission's code is held at a time.
+        """
+        for item in pending:
+            loaded = item if isinstance(item, Submission) else load_safely(item, self.course)
+            submission, key = _with_fingerprint(loaded, self.version)
+            self.keys[submission.student] = key
+            stored = _stored_result(self.out_dir, submission, key)
+            if stored is not None:
+                self.record(stored, resumed=True)
+            elif _not_runnable(submission):
+                self.waiting.append(_result_without_running(submission))
+            else:
+                yield submission
 
     def record_waiting(self) -> None:
         """Record the results that waited for the hidden tests."""

@@ -9,7 +9,7 @@ time. Outcomes are plain data, handed to `on_finished` as soon as a submission i
 import inspect
 import sys
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import pytest
 
@@ -90,13 +90,14 @@ class GradingPlugin:
 
     def __init__(
         self,
-        entries: Sequence[GradingEntry],
+        entries: Iterable[GradingEntry],
         limits: Limits,
         on_finished: Callable[[str, ResultFile], None],
         server: ForkServer | None = None,
         on_collected: Callable[[list[CatalogueEntry]], None] | None = None,
     ) -> None:
-        """`entries` are dicts with key, units (CodeUnits) and error; `on_finished(key, result)`.
+        """`entries` are dicts with key, units (CodeUnits) and error, read as they are graded
+        (a class's code is never held at once); `on_finished(key, result)` gets each result.
 
         `server` is the job's ForkServer; None only when nothing is graded (listing the tests).
         `on_collected(catalogue)`, if given, is called once the hidden tests are collected.

@@ -71,7 +71,7 @@ def hidden_tests() -> tuple[HiddenTest, ...]:
 # Without `on_result`, the results in order; with it, a None for each (on_result took them).
 @overload
 def run_submissions(
-    submissions: Sequence[Submission],
+    submissions: Iterable[Submission],
     settings: RunSettings = ...,
     on_result: None = None,
     log_dir: Path | None = None,
@@ -82,7 +82,7 @@ def run_submissions(
 
 @overload
 def run_submissions(
-    submissions: Sequence[Submission],
+    submissions: Iterable[Submission],
     settings: RunSettings,
     on_result: Callable[[RunResult], None],
     log_dir: Path | None = None,
@@ -92,7 +92,7 @@ def run_submissions(
 
 
 def run_submissions(
-    submissions: Sequence[Submission],
+    submissions: Iterable[Submission],
     settings: RunSettings = RunSettings(),
     on_result: Callable[[RunResult], None] | None = None,
     log_dir: Path | None = None,
@@ -100,6 +100,9 @@ def run_submissions(
     on_facts: Callable[[JobFacts], None] | None = None,
 ) -> Sequence[RunResult | None]:
     """Grade every submission; call `on_result` as each finishes, or return results in order.
+
+    `submissions` are read once, in order, each handed to a job's input as it comes (it may be
+    a generator that loads them one at a time); results carry them without their code.
 
     With `on_result`, each result is handed on and not kept (a class's outcomes never pile up
     in memory), and the list returned holds None for every submission.
@@ -112,13 +115,14 @@ def run_submissions(
     with temporary_folder("grader-run-") as folder:
         # A worker without bubblewrap may write in `folder` too; temporary_folder removes it
         # with remove_tree, which nothing a student leaves there can stop.
-        batch = _Batch(submissions, folder, on_result, log_dir, on_note)
-        batch.on_facts = on_facts
         job_settings: JobSettings = {
             "limits": limits_data(settings.limits),
             "isolation": settings.isolation,
         }
+        # Each submission's code goes into a job's input as it comes; only the rest is kept.
         jobs = dispatch.Jobs(submissions, settings.jobs, job_settings, folder)
+        batch = _Batch(jobs.submissions, folder, on_result, log_dir, on_note)
+        batch.on_facts = on_facts
         batch.jobs = jobs
         batch.pending = {index for job in jobs.jobs for index in job.indexes}
         try:

@@ -2,15 +2,17 @@
 
 import subprocess
 import sys
+from pathlib import Path
 
 from grader import dispatch
+from grader.jobfiles import read_job_input
 
 # Writes the result of its first submission from a real job's catalogue, then dies (exit 9).
 DIES_AFTER_ONE = """
 import json, pathlib, sys
 out = pathlib.Path(sys.argv[2])
-source = json.loads(pathlib.Path(sys.argv[1]).read_text())
-first = source["submissions"][0]["key"]
+# A job's input is JSON Lines (grader/jobfiles.py): the settings, then one submission a line.
+first = json.loads(pathlib.Path(sys.argv[1]).read_text().splitlines()[1])["key"]
 tests = json.loads(pathlib.Path(sys.argv[3]).read_text())
 outcomes = [dict(t, status="passed", output="") for t in tests]
 # Written then renamed, as real jobs write results: a reader never sees half a file.
@@ -29,7 +31,8 @@ def make_jobs_die(monkeypatch, folder, last_words="", *, program=DIES_AFTER_ONE,
 
     Only the first `deaths` grading jobs die (every one when None); later ones are real.
     Listing the hidden tests stays the real job's (into `folder`), so results name real tests.
-    Return the list of the grading jobs' input files, in the order they were started.
+    Return the grading jobs started, in order, as they were then: (input file name, the
+    submission keys it held).
     """
     listing = folder / "tests.json"
     dispatch.run_job(["--list", str(listing)], folder / "list.log").wait()
@@ -39,7 +42,8 @@ def make_jobs_die(monkeypatch, folder, last_words="", *, program=DIES_AFTER_ONE,
     def dying_job(arguments, log_path, notify_fd=None):
         if arguments[0] == "--list":
             return real_run_job(arguments, log_path, notify_fd)
-        started.append(arguments[0])
+        _settings, entries = read_job_input(Path(arguments[0]))
+        started.append((Path(arguments[0]).name, [entry["key"] for entry in entries]))
         if deaths is not None and len(started) > deaths:
             return real_run_job(arguments, log_path, notify_fd)
         source = f"print({last_words!r}, flush=True)\n{program}" if last_words else program

@@ -27,7 +27,7 @@ from process_trees import SLOW_WRAPPER, ProcessTree, wait_for
 from grader import cli, dispatch, ids, pipeline, run
 from grader.discover import student_id
 from grader.paths import SUBMISSIONS
-from grader.pipeline import find_submissions
+from grader.pipeline import find_submissions, load_safely
 from grader.reports import class_report, files
 from grader.sandbox.cleanup import remove_tree, temporary_folder
 
@@ -394,7 +394,8 @@ def test_a_student_folder_nobody_may_read_is_that_students_result(shared_tmp):
     (folder / "locked").chmod(0)
 
     def discover():
-        return [[s.student, s.error] for s in find_submissions([folder], shared_tmp / "out")]
+        found = find_submissions([folder], shared_tmp / "out")
+        return [[s.student, s.error] for s in map(load_safely, found)]
 
     answer = in_child(discover)
     (folder / "locked").chmod(0o755)

@@ -24,7 +24,7 @@ def test_a_job_that_died_once_is_replaced_and_every_student_is_graded(monkeypatc
     results = run_submissions(submissions("a", "b", "c"), RunSettings(jobs=1), on_note=notes.append)
     assert [result.status for result in results] == ["completed"] * 3
     # The dead job's result for "a" is kept; the new job was given only "b" and "c".
-    assert started[1].endswith("job-0-again-1.json")
+    assert started == [("job-0.jsonl", [0, 1, 2]), ("job-0-again-1.jsonl", [1, 2])]
     assert [n for n in notes if "before grading" in n] == [
         "Job 0 ended with exit code 9 before grading 2 of its students, a new job grades them; "
         "its log was not kept."

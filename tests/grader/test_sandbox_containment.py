@@ -28,8 +28,8 @@ SECRETS = (
 def private_files(tmp_path):
     """A job input and another student's file, kept as the grader keeps them (owner only)."""
     tmp_path.chmod(0o700)
-    job = tmp_path / "job-0.json"
-    job.write_text('{"submissions": "every student\'s code"}', encoding="utf-8")
+    job = tmp_path / "job-0.jsonl"
+    job.write_text('{"key": 1, "units": "every student\'s code"}\n', encoding="utf-8")
     other = tmp_path / "other-student.py"
     other.write_text("def invoke_tool(request, tools): ...\n", encoding="utf-8")
     return job, other

@@ -108,9 +108,14 @@ def pytest_arguments(collect_only: bool = False) -> list[str]:
 
 
 def write_json(path: str | Path, data: ResultFile | FactsFile | list[CatalogueEntry]) -> None:
-    """Write JSON to `path` atomically: readers see the whole file or no file."""
+    """Write JSON to `path` atomically: readers see the whole file or no file.
+
+    The partial file is this process's own: every job of a run writes facts.json, often at the
+    same moment, and with one shared partial name one job's rename took the other's file away
+    (FileNotFoundError in a pytest hook: the job ended with exit code 3 before its first student).
+    """
     path = Path(path)
-    partial = path.with_name(path.name + ".partial")
+    partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
     partial.write_text(json.dumps(data), encoding="utf-8")
     os.replace(partial, path)
 

@@ -1,6 +1,6 @@
 """The files a grading job reads and writes, declared once: its input, its results, facts.json.
 
-    grader/dispatch.py   writes each job's input (write_job_input) and starts the job
+    grader/dispatch.py   writes the jobs' inputs (deal_job_inputs) and starts the jobs
     grader/job.py        reads it, writes facts.json (FactsFile) once the hidden tests are
                          collected, then one ResultFile per submission as soon as it is graded
     grader/plugin.py     builds the catalogue (CatalogueEntry) and each result's outcomes
@@ -61,10 +61,7 @@ class JobEntry(TypedDict):
 
 def write_job_input(path: Path, settings: JobSettings, entries: Iterable[JobEntry]) -> None:
     """Write a job's input: `settings` on the first line, then each entry on a line of its own."""
-    with path.open("w", encoding="utf-8") as stream:
-        stream.write(json.dumps(settings) + "\n")
-        for entry in entries:
-            stream.write(json.dumps(entry) + "\n")
+    deal_job_inputs([path], settings, entries)
 
 
 def deal_job_inputs(

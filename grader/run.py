@@ -121,10 +121,8 @@ def run_submissions(
         }
         # Each submission's code goes into a job's input as it comes; only the rest is kept.
         jobs = dispatch.Jobs(submissions, settings.jobs, job_settings, folder)
-        batch = _Batch(jobs.submissions, folder, on_result, log_dir, on_note)
+        batch = _Batch(jobs, on_result, log_dir, on_note)
         batch.on_facts = on_facts
-        batch.jobs = jobs
-        batch.pending = {index for job in jobs.jobs for index in job.indexes}
         try:
             while batch.pending:
                 finished_jobs = jobs.ended()
@@ -150,20 +148,19 @@ class _Batch:
 
     def __init__(
         self,
-        submissions: Sequence[Submission],
-        folder: Path,
+        jobs: dispatch.Jobs,
         on_result: Callable[[RunResult], None] | None,
         log_dir: Path | None,
         on_note: Callable[[str], None] | None,
     ) -> None:
-        self.submissions = submissions
-        self.folder = folder
+        self.jobs = jobs
+        self.submissions = jobs.submissions  # as the parent keeps them: without their code
+        self.folder = jobs.folder
         self.on_result = on_result
         self.log_dir = log_dir
         self.note = on_note or (lambda _line: None)
-        self.results: list[RunResult | None] = [None] * len(submissions)
-        self.jobs: dispatch.Jobs | None = None
-        self.pending: set[int] = set()
+        self.results: list[RunResult | None] = [None] * len(self.submissions)
+        self.pending = {index for job in jobs.jobs for index in job.indexes}
         self.on_facts: Callable[[JobFacts], None] | None = None
         self.facts: JobFacts | None = None  # the first job's facts, once read
 
@@ -194,7 +191,7 @@ class _Batch:
         A job grades its submissions in order, so only each job's next one is looked for: one
         file check per job per poll, however large the class.
         """
-        for job in self.jobs.jobs if self.jobs else ():
+        for job in self.jobs.jobs:
             indexes = job.indexes
             while job.next < len(indexes):
                 index = indexes[job.next]
@@ -219,7 +216,7 @@ class _Batch:
         results = self.folder / "results"
         mine = sorted(self.pending & set(job.indexes))
         left = [index for index in mine if not (results / f"{index}.json").exists()]
-        again = self.jobs.start_again(job, left) if self.jobs and self.pending else None
+        again = self.jobs.start_again(job, left)
         if again is None:
             tests = self.hidden_tests_if_known() if left else ()
             for index in left:

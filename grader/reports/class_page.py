@@ -3,96 +3,110 @@
 The students' table sorts without a script: a radio button per column and direction sits before
 the table, each row carries its rank for every sort as a CSS custom property, and the checked
 button's rule sets every row's flex `order` to that rank. The ▲ ▼ in each heading are labels for
-those buttons, so a click, or the keyboard, sorts. grader.class_report computes the figures.
+those buttons, so a click, or the keyboard, sorts. grader.reports.class_figures works out the
+figures; the page is written as a stream, a student's row at a time, so a class of thousands is
+never one string in memory.
 """
 
 import html
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TextIO
 from urllib.parse import quote
 
 from grader.gradebook.summary import StudentSummary
 from grader.model import CATEGORIES, MISSING
 from grader.reports import charts
+from grader.reports.class_figures import (
+    STUDENT_NAMES_SHOWN,
+    CategoryFigures,
+    ClassFigures,
+    TestFailures,
+)
+from grader.reports.class_ranks import Ranks
+from grader.reports.class_runs import RUN_STATUS_WORDS, stopped_run
+from grader.reports.class_scores import counted
+from grader.reports.class_style import STYLE
 from grader.reports.feedback import format_points
 
-if TYPE_CHECKING:  # class_report imports this module
-    from grader.reports.class_report import CategoryFigures, TestFailures
-
 FEEDBACK_PAGE = "feedback.html"
-SortKey = str | float | tuple[bool, float]  # what a column of the students' table sorts by
-STUDENT_NAMES_SHOWN = 60  # per hidden test, before "and N more"
-
-
-@dataclass(frozen=True)
-class Figures:
-    """Everything the page shows, worked out by grader.class_report."""
-
-    summaries: Sequence[StudentSummary]
-    bands: Sequence[charts.Bar]
-    score_sentence: str
-    categories: Sequence["CategoryFigures"]
-    full_marks: Sequence[charts.Bar]
-    failures: Sequence["TestFailures"]
-    tests: int
-    stopped: Sequence[tuple[str, str]]
-    status_words: dict[str, str]
 
 
 @dataclass(frozen=True)
 class Column:
-    """One column of the students' table: its heading, its cells and how it sorts."""
+    """One column of the students' table: its heading, its cells and how it is laid out."""
 
-    key: str
+    key: str  # also the name of its sort in ClassFigures.ranks
     heading: str
     cell: Callable[[StudentSummary], str]  # HTML
-    sort_key: Callable[[StudentSummary], SortKey]  # ascending; ties go by student id
     width: str = "minmax(4.8rem, 1fr)"
     numeric: bool = True  # right-aligned
 
 
-def render(figures: Figures) -> str:
-    """Return the whole page."""
-    summaries = figures.summaries
-    graded = [s for s in summaries if s.status != MISSING]
-    missing = len(summaries) - len(graded)
-    average = format_points(sum(s.score for s in graded) / len(graded)) if graded else "–"
-    top = format_points(summaries[0].max_score) if summaries else "–"
-    opening = f"{len(graded)} students graded. Average score {average} out of {top}."
-    if missing:
-        opening += (
-            f" Left out of the figures: {counted(missing, 'student')} on the roster who sent "
-            "nothing (status missing, 0 points)."
-        )
-    columns = _columns(summaries, figures.status_words)
-    sections = [
+def write_page(out: TextIO, figures: ClassFigures, students: Iterable[StudentSummary]) -> None:
+    """Write the whole page to `out`; `students` by student id, read once or twice.
+
+    Once for the students' table, and once more for the runs that stopped if there are any.
+    """
+    columns = _columns(figures.timed, figures.late)
+    out.write(
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>Class report</title>\n<style>{STYLE}{_sort_style(columns)}</style>\n"
+        "</head>\n<body>\n"
+    )
+    full_marks = _full_marks_bars(figures.categories, figures.graded)
+    before_table = [
         "<h1>Class report</h1>",
-        f"<p>{html.escape(opening)} {html.escape(figures.score_sentence)}</p>",
+        f"<p>{html.escape(_opening(figures))} {html.escape(figures.score_sentence)}</p>",
         "<h2>Score distribution</h2>",
         charts.column_chart(figures.bands, "chart-scores", "Students by score band"),
         f"<p class='note'>{html.escape(_bands_note(figures.bands))}</p>",
         "<h2>Categories</h2>",
         "<p>The share of students with all of each category's points:</p>",
-        charts.row_chart(figures.full_marks, "chart-categories", "Students at full marks"),
+        charts.row_chart(full_marks, "chart-categories", "Students at full marks"),
         _category_table(figures.categories),
         "<h2>Students</h2>",
-        _students_table(summaries, columns),
-        "<h2>Hidden tests answered wrongly</h2>",
-        _failures(figures.failures, figures.tests, summaries),
-        "<h2>Runs that timed out or crashed</h2>",
-        _stopped_table(figures.stopped),
+    ]
+    out.write("\n".join(before_table) + "\n")
+    _write_students_table(out, students, columns, figures.ranks)
+    out.write("\n<h2>Hidden tests answered wrongly</h2>\n")
+    _write_failures(out, figures.failures, figures.tests)
+    out.write("\n<h2>Runs that timed out or crashed</h2>\n")
+    _write_stopped_table(out, students if figures.stopped else ())
+    files = (
         "<h2>Files</h2>",
         "<p><a href='grades.csv'>grades.csv</a> (every student's points) and "
         "<a href='item-analysis.csv'>item-analysis.csv</a> (one row per student, one column per "
         "hidden test case: 1 passed, 0 earned nothing, empty not judged).</p>",
-    ]
-    return (
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>Class report</title>\n<style>{_STYLE}{_sort_style(columns)}</style>\n"
-        "</head>\n<body>\n" + "\n".join(sections) + "\n</body>\n</html>\n"
     )
+    out.write("\n" + "\n".join(files) + "\n</body>\n</html>\n")
+
+
+def _opening(figures: ClassFigures) -> str:
+    """Return the page's first sentences: how many students were graded, their average."""
+    graded, missing = figures.graded, figures.students - figures.graded
+    average = format_points(figures.score_sum / graded) if graded else "–"
+    top = format_points(figures.top) if figures.top is not None else "–"
+    opening = f"{graded} students graded. Average score {average} out of {top}."
+    if missing:
+        opening += (
+            f" Left out of the figures: {counted(missing, 'student')} on the roster who sent "
+            "nothing (status missing, 0 points)."
+        )
+    return opening
+
+
+def _full_marks_bars(figures: Sequence[CategoryFigures], students: int) -> list[charts.Bar]:
+    """Return one Bar per category: the percentage of students with all its points."""
+    return [
+        charts.Bar(
+            f.category,
+            f.at_full_marks,
+            f"{f.category}: {f.at_full_marks:g}% of {counted(students, 'student')} at full marks",
+        )
+        for f in figures
+    ]
 
 
 def _bands_note(bands: Sequence[charts.Bar]) -> str:
@@ -107,7 +121,7 @@ def _bands_note(bands: Sequence[charts.Bar]) -> str:
     )
 
 
-def _category_table(categories: Sequence["CategoryFigures"]) -> str:
+def _category_table(categories: Sequence[CategoryFigures]) -> str:
     rows = [
         "<table class='categories'>",
         "<tr><th>Category</th><th>Students by points (0 to 10, then full marks)</th>"
@@ -126,38 +140,24 @@ def _category_table(categories: Sequence["CategoryFigures"]) -> str:
     return "\n".join([*rows, "</table>"])
 
 
-def _columns(summaries: Sequence[StudentSummary], status_words: dict[str, str]) -> list[Column]:
+def _columns(timed: bool, late: bool) -> list[Column]:
     """Return the students' table columns; the late ones only when a late policy was in force."""
     columns: list[Column] = [
-        Column(
-            "student", "Student", _student_cell, lambda s: s.student, "minmax(8rem, 2fr)", False
-        ),
-        Column("score", "Score", lambda s: format_points(s.score), lambda s: s.score),
-        Column(
-            "status",
-            "Status",
-            lambda s: f"<span title='{html.escape(status_words[s.status])}'>{s.status}</span>",
-            lambda s: s.status,
-            "minmax(6.5rem, 1.3fr)",
-            False,
-        ),
+        Column("student", "Student", _student_cell, "minmax(8rem, 2fr)", False),
+        Column("score", "Score", lambda s: format_points(s.score)),
+        Column("status", "Status", _status_cell, "minmax(6.5rem, 1.3fr)", False),
     ]
-    if any(s.seconds is not None for s in summaries):
+    if timed:
         # Only when the run reported how long each student took (see grader.summary).
-        columns.append(
-            Column("time", "Time (s)", _time_cell, lambda s: (s.seconds is None, s.seconds or 0))
-        )
-    if any(s.submitted for s in summaries):
+        columns.append(Column("time", "Time (s)", _time_cell))
+    if late:
         columns += [
             Column(
                 "late",
                 "Late (h)",
                 lambda s: f"{s.seconds_late / 3600:.1f}" if s.seconds_late else "",
-                lambda s: s.seconds_late,
             ),
-            Column(
-                "final", "Final", lambda s: format_points(s.final_score), lambda s: s.final_score
-            ),
+            Column("final", "Final", lambda s: format_points(s.final_score)),
         ]
     columns += [_category_column(index, category) for index, category in enumerate(CATEGORIES)]
     return columns
@@ -166,12 +166,7 @@ def _columns(summaries: Sequence[StudentSummary], status_words: dict[str, str]) 
 def _category_column(index: int, category: str) -> Column:
     """Return the column of one category's points (`index` in each summary's points)."""
     heading = html.escape(category).replace("_", "_<wbr>")
-    return Column(
-        category,
-        heading,
-        lambda s: format_points(s.points[index]),
-        lambda s: s.points[index],
-    )
+    return Column(category, heading, lambda s: format_points(s.points[index]))
 
 
 def _student_cell(summary: StudentSummary) -> str:
@@ -181,6 +176,11 @@ def _student_cell(summary: StudentSummary) -> str:
     return f"<a href='{quote(summary.student)}/{FEEDBACK_PAGE}'>{name}</a>"
 
 
+def _status_cell(summary: StudentSummary) -> str:
+    words = html.escape(RUN_STATUS_WORDS[summary.status])
+    return f"<span title='{words}'>{summary.status}</span>"
+
+
 def _time_cell(summary: StudentSummary) -> str:
     if summary.seconds is None:
         why = "not timed: none of this student's code ran (refused, unreadable or missing)"
@@ -188,8 +188,10 @@ def _time_cell(summary: StudentSummary) -> str:
     return f"{summary.seconds:.1f}"
 
 
-def _students_table(summaries: Sequence[StudentSummary], columns: Sequence[Column]) -> str:
-    ranks = _ranks(summaries, columns)
+def _write_students_table(
+    out: TextIO, students: Iterable[StudentSummary], columns: Sequence[Column], ranks: Ranks
+) -> None:
+    """Write the sortable table, a row at a time, each with its place in every sort."""
     lines = [
         "<div class='sortable'>",
         "<p class='note'>Sort with the ▲ ▼ in each heading. Each name opens that student's "
@@ -214,7 +216,8 @@ def _students_table(summaries: Sequence[StudentSummary], columns: Sequence[Colum
         f"<thead role='rowgroup'><tr role='row'>{heads}</tr></thead>",
         "<tbody role='rowgroup'>",
     ]
-    for position, summary in enumerate(summaries):
+    out.write("\n".join(lines))
+    for position, summary in enumerate(students):
         order = ";".join(
             f"--{column.key}-{direction}:{ranks[column.key, direction][position]}"
             for column in columns
@@ -224,34 +227,15 @@ def _students_table(summaries: Sequence[StudentSummary], columns: Sequence[Colum
             f"<td role='cell'{_number_class(column)}>{column.cell(summary)}</td>"
             for column in columns
         )
-        lines.append(
-            f"<tr role='row' data-student='{html.escape(summary.student)}' "
+        out.write(
+            f"\n<tr role='row' data-student='{html.escape(summary.student)}' "
             f"style='{order}'>{cells}</tr>"
         )
-    lines += ["</tbody>", "</table>", "</div>"]
-    return "\n".join(lines)
+    out.write("\n</tbody>\n</table>\n</div>")
 
 
 def _number_class(column: Column) -> str:
     return " class='number'" if column.numeric else ""
-
-
-def _ranks(
-    summaries: Sequence[StudentSummary], columns: Sequence[Column]
-) -> dict[tuple[str, str], list[int]]:
-    """Return {(column, direction): rank of each summary}, ties ordered by student id."""
-    ranks: dict[tuple[str, str], list[int]] = {}
-    positions = range(len(summaries))
-    for column in columns:
-        keys = [column.sort_key(s) for s in summaries]
-        ascending = sorted(positions, key=lambda p: (keys[p], summaries[p].student))
-        descending = sorted(ascending, key=lambda p: keys[p], reverse=True)
-        for direction, order in (("up", ascending), ("down", descending)):
-            rank = [0] * len(summaries)
-            for place, p in enumerate(order):
-                rank[p] = place
-            ranks[column.key, direction] = rank
-    return ranks
 
 
 def _sort_style(columns: Sequence[Column]) -> str:
@@ -271,78 +255,57 @@ def _sort_style(columns: Sequence[Column]) -> str:
     return "".join(rules)
 
 
-def _failures(
-    failures: Sequence["TestFailures"], tests: int, summaries: Sequence[StudentSummary]
-) -> str:
+def _write_failures(out: TextIO, failures: Sequence[TestFailures], tests: int) -> None:
+    """Write, for each hidden test answered wrongly, who did: a few names each, then a count."""
     if not failures:
-        return '<p class="test-failures">No hidden test was answered wrongly.</p>'
-    linked = {s.student for s in summaries if s.has_feedback}
-    lines = [
+        out.write('<p class="test-failures">No hidden test was answered wrongly.</p>')
+        return
+    out.write(
         f"<p>{counted(len(failures), 'hidden test')} (of {tests} cases in all) were answered "
         "wrongly by at least one student, the most missed first. Open one to see who; a "
-        "test's cases count together. Runs that stopped early are listed below instead.</p>",
-        "<div class='test-failures'>",
-    ]
+        "test's cases count together. Runs that stopped early are listed below instead.</p>\n"
+        "<div class='test-failures'>"
+    )
     for failure in failures:
         shown = failure.students[:STUDENT_NAMES_SHOWN]
         names = ", ".join(
-            _failed_by(student, count, failure.cases, linked) for student, count in shown
+            _failed_by(student, count, failure.cases, failure.with_feedback)
+            for student, count in shown
         )
-        more = len(failure.students) - len(shown)
+        more = failure.total - len(shown)
         if more > 0:
             names += f", and {more} more (see item-analysis.csv)"
-        lines.append(
-            "<details class='test-failure'><summary>"
-            f"<span class='count'>{counted(len(failure.students), 'student')}</span> "
+        out.write(
+            "\n<details class='test-failure'><summary>"
+            f"<span class='count'>{counted(failure.total, 'student')}</span> "
             f"{html.escape(failure.description)} <span class='category'>"
             f"({html.escape(failure.category)})</span></summary>"
             f"<p>Answered wrongly by {names}.</p>"
             f"<p class='note'>Test <code>{html.escape(failure.test_id)}</code>, "
             f"{counted(failure.cases, 'case')}.</p></details>"
         )
-    lines.append("</div>")
-    return "\n".join(lines)
+    out.write("\n</div>")
 
 
-def _failed_by(student: str, count: int, cases: int, linked: set[str]) -> str:
+def _failed_by(student: str, count: int, cases: int, linked: frozenset[str]) -> str:
     name = html.escape(student)
     if student in linked:
         name = f"<a href='{quote(student)}/{FEEDBACK_PAGE}'>{name}</a>"
     return name if cases == 1 else f"{name} ({count} of {cases} cases)"
 
 
-def _stopped_table(rows: Sequence[tuple[str, str]]) -> str:
-    if not rows:
-        return '<p class="stopped-runs">Every run finished in time, without a crash.</p>'
-    lines = ['<table class="stopped-runs">', "<tr><th>Student</th><th>What happened</th></tr>"]
-    lines += [
-        f"<tr><td>{html.escape(student)}</td><td>{html.escape(what)}</td></tr>"
-        for student, what in rows
-    ]
-    return "\n".join([*lines, "</table>"])
-
-
-def counted(number: int, noun: str) -> str:
-    """Return "1 student", "2 students": a number and its noun."""
-    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
-
-
-_STYLE = (
-    "body{font-family:sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem;"
-    "line-height:1.5;color:#222}"
-    "table{border-collapse:collapse;margin:1rem 0}th,td{border:1px solid #bbb;"
-    "padding:.25rem .5rem;text-align:left}.number{text-align:right}"
-    ".note{color:#555;font-size:.9rem}"
-    ".chart .bar{fill:#3b6ea5}.chart .bar.full{fill:#2e7d32}.chart .track{fill:#e8edf3}"
-    ".chart .axis{stroke:#999}.chart text{font-size:12px;fill:#222}"
-    ".chart text.count{font-size:10px}svg.chart{max-width:100%;height:auto}"
-    ".sortable{position:relative;overflow-x:auto}"
-    ".sort-choice{position:absolute;opacity:0;width:1px;height:1px;margin:0}"
-    ".students{display:block;border:1px solid #bbb}.students thead,.students tbody{display:flex;"
-    "flex-direction:column}.students th,.students td{border:0;border-bottom:1px solid #ddd;"
-    "overflow-wrap:anywhere}.students th{background:#f2f4f7;font-size:.85rem;overflow-wrap:normal}"
-    ".students label{cursor:pointer;padding:0 .15rem;border-radius:3px;color:#3b6ea5}"
-    ".test-failure{margin:.35rem 0}.test-failure summary{cursor:pointer}"
-    ".test-failure .count{display:inline-block;min-width:6.5rem;font-weight:bold}"
-    ".category{color:#555}"
-)
+def _write_stopped_table(out: TextIO, students: Iterable[StudentSummary]) -> None:
+    """Write the table of the graded students whose run stopped; a sentence when none did."""
+    rows = (
+        f"\n<tr><td>{html.escape(summary.student)}</td><td>{html.escape(what)}</td></tr>"
+        for summary in students
+        if summary.status != MISSING and (what := stopped_run(summary)) is not None
+    )
+    first = next(rows, None)
+    if first is None:
+        out.write('<p class="stopped-runs">Every run finished in time, without a crash.</p>')
+        return
+    out.write('<table class="stopped-runs">\n<tr><th>Student</th><th>What happened</th></tr>')
+    out.write(first)
+    out.writelines(rows)
+    out.write("\n</table>")

@@ -11,11 +11,12 @@ import io
 import json
 import os
 import tempfile
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from course.manifest import Course
+from grader.gradebook.store import in_student_order
 from grader.gradebook.summary import StudentSummary
 from grader.model import CATEGORIES, SETTLED, Grade, TestOutcome
 from grader.reports import feedback, hints
@@ -35,6 +36,17 @@ FOLDER_MODE = 0o750
 
 def write_atomically(path: str | Path, text: str) -> None:
     """Write `text` to `path` so readers see the old file or the new one, never half of one."""
+    with atomic_writer(path) as stream:
+        stream.write(text)
+
+
+@contextlib.contextmanager
+def atomic_writer(path: str | Path) -> Iterator[TextIO]:
+    """Yield a text stream whose content replaces `path` at once when the block ends.
+
+    For a file too large to build as one string: readers see the old file or the new one,
+    never half of one, and a block that raises leaves the old file as it was.
+    """
     path = Path(path)
     make_folder(path.parent)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -43,7 +55,7 @@ def write_atomically(path: str | Path, text: str) -> None:
         # (FILE_MODE) unless the umask takes that away too.
         os.fchmod(handle, FILE_MODE & ~_umask())
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.write(text)
+            yield stream
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
@@ -81,11 +93,18 @@ def grades_csv(summaries: Iterable[StudentSummary], columns: Columns | None = No
     `columns`, if given, is (names, cells_for): more columns after status, and a function
     giving a student's cells for them (the gradebook's late penalty and comment).
     """
-    names, cells_for = columns or ((), lambda _student: ())
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    _write_grades_rows(buffer, summaries, columns)
+    return buffer.getvalue()
+
+
+def _write_grades_rows(
+    stream: TextIO, summaries: Iterable[StudentSummary], columns: Columns | None
+) -> None:
+    names, cells_for = columns or ((), lambda _student: ())
+    writer = csv.writer(stream, lineterminator="\n")
     writer.writerow(["student", "score", "max_score", *CATEGORIES, "status", *names])
-    for summary in sorted(summaries, key=lambda s: s.student):
+    for summary in in_student_order(summaries):
         writer.writerow(
             [
                 summary.student,
@@ -96,7 +115,6 @@ def grades_csv(summaries: Iterable[StudentSummary], columns: Columns | None = No
                 *(cells_for(summary.student) if names else ()),
             ]
         )
-    return buffer.getvalue()
 
 
 def results_json(grade: Grade, course: Course | None = None) -> str:
@@ -190,8 +208,12 @@ def write_student(grade: Grade, out_dir: str | Path, course: Course | None = Non
 def write_grades(
     summaries: Iterable[StudentSummary], out_dir: str | Path, columns: Columns | None = None
 ) -> None:
-    """Write grades.csv for every graded student (with more `columns`, as grades_csv says)."""
-    write_atomically(Path(out_dir) / GRADES_FILE, grades_csv(summaries, columns))
+    """Write grades.csv for every graded student (with more `columns`, as grades_csv says).
+
+    Written a row at a time, so a class read from disk (grader.gradebook.store) is never held.
+    """
+    with atomic_writer(Path(out_dir) / GRADES_FILE) as stream:
+        _write_grades_rows(stream, summaries, columns)
 
 
 def write_timings(seconds_by_student: Mapping[str, float], out_dir: str | Path) -> None:

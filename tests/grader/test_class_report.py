@@ -8,11 +8,19 @@ import io
 from dataclasses import replace
 from html.parser import HTMLParser
 
-from grade_builders import CATALOGUE, CLASS, grade_for, missing_grade, summary_with_points
+from grade_builders import (
+    CATALOGUE,
+    CLASS,
+    grade_for,
+    missing_grade,
+    summary_for,
+    summary_with_points,
+)
 
 from grader.gradebook.summary import StudentSummary, summarize
 from grader.model import CATEGORIES, MISSING, RUN_STATUSES, TestOutcome
 from grader.reports import class_report
+from grader.reports.class_figures import STUDENT_NAMES_SHOWN
 
 
 class PageReader(HTMLParser):
@@ -221,3 +229,45 @@ def test_a_time_column_appears_when_the_run_reported_how_long_each_student_took(
     page = page_for(timed)
     assert "Time (s)" in page and "<td role='cell' class='number'>0.4</td>" in page
     assert "#sort-time-down:checked~table tbody tr{order:var(--time-down)}" in page
+
+
+def test_a_test_names_the_students_who_missed_most_cases_first_then_counts_the_rest():
+    one_case = [
+        summary_for(f"s{n:03d}", ["failed", "passed", "passed", "passed"]) for n in range(90)
+    ]
+    both_cases = [
+        summary_for(f"t{n:03d}", ["failed", "failed", "passed", "passed"]) for n in range(5)
+    ]
+    failure = class_report.test_failures([*one_case, *both_cases], CATALOGUE)[0]
+    shown = STUDENT_NAMES_SHOWN
+    assert failure.total == 95 and len(failure.students) == shown
+    assert failure.students[:6] == (*((f"t{n:03d}", 2) for n in range(5)), ("s000", 1))
+    assert failure.students[-1] == (f"s{shown - 6:03d}", 1)
+    page = page_for([*one_case, *both_cases])
+    assert f"and {95 - shown} more (see item-analysis.csv)" in page
+    assert "<span class='count'>95 students</span>" in page
+
+
+def test_ties_sort_by_student_id_lowest_first_and_highest_first_alike():
+    tied = [
+        replace(CLASS[0], student=name, score=score)
+        for name, score in [("dee", 50.0), ("ada", 60.0), ("cy", 50.0), ("bob", 60.0)]
+    ]
+    rows = read_page(page_for(tied)).rows
+
+    def order(sort):
+        place = {
+            r["data-student"]: int(r["style"].split(f"--{sort}:")[1].split(";")[0]) for r in rows
+        }
+        return sorted(place, key=place.get)
+
+    assert order("score-up") == ["cy", "dee", "ada", "bob"]
+    assert order("score-down") == ["ada", "bob", "cy", "dee"]
+    assert order("student-down") == ["dee", "cy", "bob", "ada"]
+    assert order("envelope-up") == order("envelope-down") == ["ada", "bob", "cy", "dee"]
+
+
+def test_a_student_without_a_verdict_for_some_tests_has_empty_cells_for_them():
+    short = replace(CLASS[0], student="amy", verdicts=bytes([0, 1]))
+    text = class_report.item_analysis_csv([short], CATALOGUE)
+    assert text.splitlines()[1] == f"amy,completed,{short.score:.2f},1,0,,"

@@ -264,7 +264,8 @@ def _grade(
     if lms_system:
         comments = book.settings.comments
         lms.write_lms_grades(book.summaries(), out_dir, lms_system, comments=comments)
-    print(summary_table(grades))
+    for line in summary_table(grades):
+        print(line)
     notes = progress.notes + book.notes()
     if notes:
         print("\n" + "\n".join(notes))

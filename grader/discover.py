@@ -14,12 +14,14 @@ class UsageError(Exception):
     """The command line names nothing gradable; the message is one line for the instructor."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Found:
     """One student's submission as found on disk, before anything is read from it."""
 
     student: str
-    path: Path
+    # Absolute. A string, not a Path: a class of thousands is listed before anything is graded,
+    # and a Path object holds several times the memory of its text.
+    path: str
     kind: str  # one of KINDS
 
 
@@ -67,11 +69,11 @@ def _discover_path(path: Path, course: Course, *, top_level: bool = False) -> li
     if not path.is_dir():
         return []
     if _is_lessons_folder(path, course):
-        return [Found(student_id(path.name), path, "lessons")]
+        return [Found(student_id(path.name), str(path), "lessons")]
     assignment = path / course.assignment
     if assignment.is_dir():
         # An nbgrader student folder: submitted/<student>/<assignment>/.
-        return [Found(student_id(path.name), assignment, "lessons")]
+        return [Found(student_id(path.name), str(assignment), "lessons")]
     # A folder of many submissions, an nbgrader `submitted/` tree included.
     return [entry for child in _children(path) for entry in _discover_child(child, course)]
 
@@ -85,15 +87,15 @@ def _discover_child(child: Path, course: Course) -> list[Found]:
     try:
         return _discover_path(child, course)
     except OSError:
-        return [Found(student_id(child.name), child, "lessons")]
+        return [Found(student_id(child.name), str(child), "lessons")]
 
 
 def _discover_file(path: Path, *, top_level: bool) -> list[Found]:
     suffix = path.suffix.lower()
     if suffix == ".ipynb":
-        return [Found(student_id(path.stem), path, "notebook")]
+        return [Found(student_id(path.stem), str(path), "notebook")]
     if suffix == ".py":
-        return [Found(student_id(path.stem), path, "python")]
+        return [Found(student_id(path.stem), str(path), "python")]
     if top_level:
         raise UsageError(f"{path} is neither a notebook (.ipynb) nor a Python file (.py)")
     return []

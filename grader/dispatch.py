@@ -75,8 +75,9 @@ class Jobs:
 
     def _entries(self, submissions: Iterable[Submission]) -> Iterator[JobEntry]:
         """Yield each submission's job entry, keeping it here without its code."""
+        shared = _Shared({}, {})
         for index, submission in enumerate(submissions):
-            self.submissions.append(_without_code(submission))
+            self.submissions.append(_without_code(submission, shared))
             yield _entry(index, submission)
 
     def start_again(self, job: JobProcess, indexes: list[int]) -> JobProcess | None:
@@ -239,12 +240,25 @@ def _entry(index: int, submission: Submission) -> JobEntry:
     return {"key": index, "units": units, "error": submission.error}
 
 
-def _without_code(submission: Submission) -> Submission:
+@dataclass(frozen=True)
+class _Shared:
+    """The units' names and the problems already kept, for students who have the same ones."""
+
+    units: dict[tuple[CodeUnit, ...], tuple[CodeUnit, ...]]
+    problems: dict[tuple[str, ...], tuple[str, ...]]
+
+
+def _without_code(submission: Submission, shared: _Shared) -> Submission:
     """Return `submission` as the parent keeps it once dealt: its units' names, not their code.
 
     The reports name the cells that were read (Gradescope's upload checks), never their code.
+    Most students have the same cells and the same problems, so those are kept once, in
+    `shared`, and what the parent holds per student until the end is a few references.
     """
-    units = tuple(
-        CodeUnit(sys.intern(unit.label), sys.intern(unit.filename), "") for unit in submission.units
+    units = tuple(CodeUnit(unit.label, unit.filename, "") for unit in submission.units)
+    problems = submission.problems
+    return dataclasses.replace(
+        submission,
+        units=shared.units.setdefault(units, units),
+        problems=shared.problems.setdefault(problems, problems),
     )
-    return dataclasses.replace(submission, units=units)

@@ -71,7 +71,7 @@ class NotJudged(Exception):
     """Raised by a hidden test whose case another category's rule has already decided."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CodeUnit:
     """One piece of student code to run, in order: an exercise cell or a whole `.py` file."""
 
@@ -80,7 +80,7 @@ class CodeUnit:
     source: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class Submission:
     """What the load step found for one student: code to run, or why there is none."""
 
@@ -109,7 +109,7 @@ class TestOutcome:
     case: str = ""  # which case of a parametrized test, in a student's words ("for the id 0")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RunResult:
     """Every hidden test's outcome for one submission, and how the run as a whole went."""
 

@@ -40,6 +40,7 @@ from grader.shards import Shard
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 STUDENT_FILES = ("results.json", "feedback.md", "feedback.html")
 GRADES_REWRITE_SECONDS = 1.0  # how often grades.csv is brought up to date during a run
+GRADES_REWRITE_SHARE = 0.05  # and at most this share of the run's time goes to doing so
 
 
 class Interrupted(BaseException):
@@ -117,7 +118,7 @@ def grade_submissions(
     progress: Progress | None = None,
     book: ClassBook | None = None,
     shard: Shard | None = None,
-) -> list[StudentSummary]:
+) -> Sequence[StudentSummary]:
     """Load, run, score and report submissions; return their summaries in student order.
 
     Each submission is loaded (if it was only found) when its turn comes and its code is
@@ -126,8 +127,8 @@ def grade_submissions(
     Each student's files, and the run result kept for resuming, are written as soon as that
     student is graded, so an interruption keeps every result already computed; grades.csv is
     rewritten on the way out with every student finished so far. What is kept of each student
-    in memory is their StudentSummary (grader.gradebook.summary), a few hundred bytes however
-    long their report, so a run's memory does not grow with the class.
+    is their StudentSummary (grader.gradebook.summary), on disk (grader.gradebook.store), so a
+    run's memory does not grow with the class; the summaries returned are read from there.
 
     `progress`, if given, has `start(total)`, called once, `advance(grade)`, called after each
     student graded, `resume(grade)`, called instead for each student whose stored result is
@@ -165,7 +166,7 @@ def grade_submissions(
         with _signals_held():
             grading.write_grades()
             files.write_timings(grading.finished_after, out_dir)
-    return [s for s in book.summaries() if s.student in grading.recorded]
+    return book.summaries()
 
 
 def _not_runnable(submission: Submission) -> bool:
@@ -228,7 +229,8 @@ class _Grading:
         version: str,
     ) -> None:
         self.out_dir = out_dir
-        self.keys: dict[str, str | None] = {}  # each student's fingerprint, once loaded
+        # The fingerprint of each student loaded and not yet recorded.
+        self.keys: dict[str, str | None] = {}
         self.progress = progress
         self.refused = refused  # student ids whose files must not be written
         self.course = load_course()
@@ -236,10 +238,10 @@ class _Grading:
         self.version = version
         self.facts: JobFacts | None = None  # the hidden tests and isolation, once known
         self.started = time.monotonic()
-        self.recorded: set[str] = set()  # students whose result is in the book
         self.waiting: list[RunResult] = []  # results to record once the hidden tests are known
         self.finished_after: dict[str, float] = {}  # only students graded in this run
         self.grades_written = -math.inf  # when grades.csv was last rewritten during the run
+        self.grades_cost = 0.0  # how long that rewrite took
 
     @property
     def hidden_tests(self) -> tuple[HiddenTest, ...]:
@@ -291,33 +293,41 @@ class _Grading:
     def write_grades(self) -> None:
         """Write grades.csv with every student recorded so far (and the book's columns)."""
         columns = (self.book.grades_columns(), self.book.grades_cells)
-        summaries = [s for s in self.book.summaries() if s.student in self.recorded]
-        files.write_grades(summaries, self.out_dir, columns)
+        files.write_grades(self.book.summaries(), self.out_dir, columns)
 
     def record(self, result: RunResult, resumed: bool = False) -> None:
         """Score, report and keep one result; a result already recorded is ignored."""
         student = result.submission.student
-        if student in self.recorded:
+        if self.book.has(student):
             return
         self.hidden_tests  # noqa: B018 - known before the first student is scored
         # A student's files are written all together or not at all, whatever signal comes.
         with _signals_held():
             grade = self._grade(result, resumed)
-            self.recorded.add(student)
             page = Path(self.out_dir) / student / "feedback.html"
             self.book.add(grade, seconds=result.seconds, has_feedback=page.is_file())
             if not resumed:
                 self.finished_after[student] = time.monotonic() - self.started
-                # Rewritten as students finish, so even kill -9 leaves a usable grades.csv (the
-                # students of its last second are in .resume for the next run); at most once a
-                # second, or a large class would pay for n rewrites of n rows. A failure here is
-                # left to the last write, after the loop, to report.
-                if time.monotonic() - self.grades_written >= GRADES_REWRITE_SECONDS:
-                    with contextlib.suppress(Exception):
-                        self.write_grades()
-                    self.grades_written = time.monotonic()
+                self._rewrite_grades_now_and_then()
             if self.progress:
                 (self.progress.resume if resumed else self.progress.advance)(grade)
+
+    def _rewrite_grades_now_and_then(self) -> None:
+        """Bring grades.csv up to date during the run, at most once a second.
+
+        Rewritten as students finish, so even kill -9 leaves a usable grades.csv (the students
+        of its last seconds are in .resume for the next run). Never more often than once a
+        second, nor than REWRITE_SHARE of the time allows, or a large class would pay for n
+        rewrites of n rows. A failure here is left to the last write, after the run, to report.
+        """
+        since = time.monotonic() - self.grades_written
+        if since < max(GRADES_REWRITE_SECONDS, self.grades_cost / GRADES_REWRITE_SHARE):
+            return
+        started = time.monotonic()
+        with contextlib.suppress(Exception):
+            self.write_grades()
+        self.grades_written = time.monotonic()
+        self.grades_cost = self.grades_written - started
 
     def _writes_files(self, grade: Grade) -> bool:
         """Say whether this student gets files of their own: not if refused or absent."""
@@ -332,6 +342,8 @@ class _Grading:
     def _grade(self, result: RunResult, resumed: bool) -> Grade:
         """Score and report one result; whatever fails makes it an "error" result instead."""
         submission = result.submission
+        # A refusal or a failure of the grader's own has no fingerprint: it is never kept.
+        key = self.keys.pop(submission.student, None)
         if submission.student in self.refused:
             self.note(f"{_shown(submission.path)}: {submission.failure}")
         elif submission.failure is not None:
@@ -349,8 +361,6 @@ class _Grading:
             )
             return self._error_grade(submission, failure_reason("reporting on", error))
         kept = result.reason != run.LOST_REASON and result.status != MISSING
-        # A refusal or a failure of the grader's own has no fingerprint: it is never kept.
-        key = self.keys.get(submission.student)
         if not resumed and kept and key is not None:
             # Without its record the student is simply graded again next time.
             with contextlib.suppress(Exception):

@@ -1,6 +1,6 @@
 """What a grading run shows the instructor: a progress bar, then one table and a few lines."""
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 from typing import TextIO
 
@@ -80,25 +80,33 @@ class ProgressBar:
         self.stream.flush()
 
 
-def summary_table(summaries: Iterable[StudentSummary]) -> str:
-    """Return the end-of-run table: one row per student with score, status and category points."""
+def summary_table(summaries: Collection[StudentSummary]) -> Iterator[str]:
+    """Yield the end-of-run table's lines: one per student, with score, status and points.
+
+    Two passes over `summaries` (the widths, then the rows), so a class read from disk
+    (grader.gradebook.store) is never held whole, nor is the table.
+    """
     header = ["student", "score", "status", *CATEGORIES]
-    rows = [
-        [
-            _shown(s.student),
-            f"{format_points(s.score)}/{format_points(s.max_score)}",
-            s.status,
-            *map(format_points, s.points),
-        ]
-        for s in summaries
+    widths = [len(cell) for cell in header]
+    for summary in summaries:
+        widths = [max(w, len(cell)) for w, cell in zip(widths, _row(summary), strict=True)]
+    yield _line(header, widths)
+    yield "  ".join("-" * w for w in widths)
+    for summary in summaries:
+        yield _line(_row(summary), widths)
+
+
+def _row(summary: StudentSummary) -> list[str]:
+    return [
+        _shown(summary.student),
+        f"{format_points(summary.score)}/{format_points(summary.max_score)}",
+        summary.status,
+        *map(format_points, summary.points),
     ]
-    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
-    lines = [
-        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
-        for row in [header, *rows]
-    ]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
+
+
+def _line(cells: Sequence[str], widths: Sequence[int]) -> str:
+    return "  ".join(cell.ljust(w) for cell, w in zip(cells, widths, strict=True)).rstrip()
 
 
 def _shown(student: str) -> str:

@@ -205,7 +205,7 @@ def find_fixture(kind: str, name: str, root: Path = SUBMISSIONS) -> Path:
 
 def _lessons_folder() -> Path:
     """Return the folder holding the generated lesson notebooks, however lessons/ nests it."""
-    return discover([LESSONS])[0].path
+    return Path(discover([LESSONS])[0].path)
 
 
 def check(expectation: Expectation, grade: Grade) -> str:
@@ -234,7 +234,9 @@ def check(expectation: Expectation, grade: Grade) -> str:
 def run_selfcheck(expectations: list[Expectation], out: TextIO = sys.stdout) -> list[Expectation]:
     """Grade every expectation's submission and print a line for each; return the failures."""
     course = load_course()
-    submissions = [load(Found(e.student, e.path, _kind_of(e.path)), course) for e in expectations]
+    submissions = [
+        load(Found(e.student, str(e.path), _kind_of(e.path)), course) for e in expectations
+    ]
     printer = _Printer(expectations, out)
     with temporary_folder("grader-selfcheck-") as folder:
         grade_submissions(submissions, folder, RunSettings(jobs=JOBS), printer)

@@ -5,8 +5,9 @@
     book.summaries()    # one StudentSummary per student, rostered or graded, by student id
 
 The grading pipeline hands the book each student's Grade as soon as it is scored; the book keeps
-only a StudentSummary (grader.summary), so the class report, the item-analysis export and the
-LMS files are built from the book without holding every outcome of every student. With a roster
+only a StudentSummary (grader.summary), and keeps it on disk (grader.gradebook.store), so the
+class report, the item-analysis export and the LMS files are built from the book without holding
+every outcome of every student, nor even every summary, in memory. With a roster
 it also gives the pipeline one "missing" result per rostered student who sent nothing, and with a
 due date it works out each submission's lateness and penalty (grader.late).
 """
@@ -15,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from grader.gradebook.late import LatePolicy, Submitted, submitted_at
+from grader.gradebook.store import SummaryStore
 from grader.gradebook.summary import (
     CatalogueTest,
     StudentSummary,
@@ -44,7 +46,7 @@ class ClassBook:
     def __init__(self, settings: GradebookSettings = GradebookSettings()):
         self.settings = settings
         self.catalogue: Sequence[CatalogueTest] = ()
-        self._summaries: dict[str, StudentSummary] = {}
+        self._summaries = SummaryStore()
         self._late_problems: list[str] = []
         self._file_times: list[str] = []  # students whose time is a file's modification time
 
@@ -74,11 +76,15 @@ class ClassBook:
         except Exception:
             # One odd result must never cost the class its reports: it shows as an error.
             summary = error_summary(student, has_feedback)
-        self._summaries[student] = summary
+        self._summaries.put(summary)
 
-    def summaries(self) -> list[StudentSummary]:
-        """Return every summary kept, sorted by student id."""
-        return [self._summaries[student] for student in sorted(self._summaries)]
+    def has(self, student: str) -> bool:
+        """Say whether the book has a summary of `student`."""
+        return self._summaries.has(student)
+
+    def summaries(self) -> Sequence[StudentSummary]:
+        """Return every summary kept, sorted by student id (each read from disk when used)."""
+        return self._summaries
 
     def grades_columns(self) -> tuple[str, ...]:
         """Return the columns grades.csv gets beyond the grader's own, for the late policy."""
@@ -106,12 +112,11 @@ class ClassBook:
 
     def notes(self) -> list[str]:
         """Return lines for the instructor about the roster and lateness, for the summary."""
-        summaries = self.summaries()
         lines = []
-        roster = self.settings.roster
+        roster, policy = self.settings.roster, self.settings.policy
+        counted = roster is not None or policy is not None
+        missing, strangers, late = self._roster_and_late(roster) if counted else ([], [], 0)
         if roster is not None:
-            missing = [s.student for s in summaries if s.status == MISSING]
-            strangers = [s.student for s in summaries if s.student not in set(roster)]
             lines.append(
                 f"Roster: {len(roster)} students, {_count(len(missing), 'student')} with no "
                 "submission (status missing, 0 points)" + _names(missing) + "."
@@ -122,11 +127,9 @@ class ClassBook:
                     + _more(strangers)
                     + ". An LMS will not know them: check their folder names or the roster."
                 )
-        policy = self.settings.policy
         if policy is not None:
-            late = [s for s in summaries if s.seconds_late > 0]
             lines.append(
-                f"Late policy: {policy.describe()}. {_count(len(late), 'submission')} late; "
+                f"Late policy: {policy.describe()}. {_count(late, 'submission')} late; "
                 "grades.csv has each one's lateness and penalty (final_score)."
             )
             if self._file_times:
@@ -137,6 +140,23 @@ class ClassBook:
                 )
             lines += self._late_problems
         return lines
+
+    def _roster_and_late(self, roster: Sequence[str] | None) -> tuple[list[str], list[str], int]:
+        """Return the students missing, those not on `roster` (if any), and how many were late.
+
+        One pass over the book, which reads each summary from disk.
+        """
+        rostered = set(roster or ())
+        missing: list[str] = []
+        strangers: list[str] = []
+        late = 0
+        for summary in self._summaries:
+            if summary.status == MISSING:
+                missing.append(summary.student)
+            if roster is not None and summary.student not in rostered:
+                strangers.append(summary.student)
+            late += summary.seconds_late > 0
+        return missing, strangers, late
 
     def _with_lateness(self, summary: StudentSummary, submission: Submission) -> StudentSummary:
         """Return `summary` with when the submission was made and, under a policy, its penalty."""

@@ -14,11 +14,12 @@ same way (grader.integrations.nbgrader_plugins.CanvasExport and MoodleExport).
 
 import csv
 import io
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from course.manifest import load_course
+from grader.gradebook.store import in_student_order
 from grader.gradebook.summary import StudentSummary, one_line_comment
 from grader.reports.feedback import format_points
 from grader.reports.files import write_atomically
@@ -44,9 +45,9 @@ class LmsRow:
     comment: str = ""
 
 
-def rows_from_summaries(summaries: Iterable[StudentSummary]) -> list[LmsRow]:
-    """Return one LmsRow per summary: the score after any late penalty, and a comment."""
-    return [LmsRow(s.student, s.final_score, one_line_comment(s)) for s in summaries]
+def rows_from_summaries(summaries: Iterable[StudentSummary]) -> Iterator[LmsRow]:
+    """Yield one LmsRow per summary: the score after any late penalty, and a comment."""
+    return (LmsRow(s.student, s.final_score, one_line_comment(s)) for s in summaries)
 
 
 def lms_file_name(system: str) -> str:
@@ -101,7 +102,7 @@ def write_lms_grades(
 
     The score column is named after `assignment`, by default the course's assignment name.
     """
-    summaries = list(summaries)
+    summaries = in_student_order(summaries)  # a store is read twice rather than held
     assignment = assignment or load_course().assignment
     top = max((s.max_score for s in summaries), default=0.0)
     text = lms_csv(

@@ -62,14 +62,14 @@ def find_student_work(folder: str | Path, course: Course | None = None) -> Found
     )
     for candidate in folders:
         if any((candidate / step.notebook).is_file() for step in course.steps):
-            return Found(STUDENT, candidate, "lessons")
+            return Found(STUDENT, str(candidate), "lessons")
     for suffix, kind in ((".ipynb", "notebook"), (".py", "python")):
         files = sorted(
             (p for p in folder.rglob(f"*{suffix}") if p.is_file() and _visible(p, folder)),
             key=lambda p: (len(p.parts), p.as_posix()),
         )
         if files:
-            return Found(STUDENT, files[0], kind)
+            return Found(STUDENT, str(files[0]), kind)
     return None
 
 
@@ -244,7 +244,7 @@ def selfcheck(
     course = load_course()
     folder = root / "source" / SELFCHECK_FOLDER
     submissions = [
-        load_safely(Found(Path(name).stem, folder / name, "python"), course)
+        load_safely(Found(Path(name).stem, str(folder / name), "python"), course)
         for name in SELFCHECK_FILES
     ]
     with temporary_folder("gradescope-selfcheck-") as work:

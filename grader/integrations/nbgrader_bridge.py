@@ -42,7 +42,7 @@ class HiddenSuiteDamaged(Exception):
 def grade_folder(folder: str | Path) -> Grade:
     """Grade the lesson notebooks in `folder` and return the Grade, as `python -m grader` would."""
     folder = Path(folder).resolve()
-    found = Found(student=folder.parent.name, path=folder, kind="lessons")
+    found = Found(student=folder.parent.name, path=str(folder), kind="lessons")
     return _grade_submission(load(found, load_course()))
 
 

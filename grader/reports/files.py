@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from course.manifest import Course
+from grader.gradebook.store import in_student_order
 from grader.gradebook.summary import StudentSummary
 from grader.model import CATEGORIES, SETTLED, Grade, TestOutcome
 from grader.reports import feedback, hints
@@ -92,11 +93,18 @@ def grades_csv(summaries: Iterable[StudentSummary], columns: Columns | None = No
     `columns`, if given, is (names, cells_for): more columns after status, and a function
     giving a student's cells for them (the gradebook's late penalty and comment).
     """
-    names, cells_for = columns or ((), lambda _student: ())
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    _write_grades_rows(buffer, summaries, columns)
+    return buffer.getvalue()
+
+
+def _write_grades_rows(
+    stream: TextIO, summaries: Iterable[StudentSummary], columns: Columns | None
+) -> None:
+    names, cells_for = columns or ((), lambda _student: ())
+    writer = csv.writer(stream, lineterminator="\n")
     writer.writerow(["student", "score", "max_score", *CATEGORIES, "status", *names])
-    for summary in sorted(summaries, key=lambda s: s.student):
+    for summary in in_student_order(summaries):
         writer.writerow(
             [
                 summary.student,
@@ -107,7 +115,6 @@ def grades_csv(summaries: Iterable[StudentSummary], columns: Columns | None = No
                 *(cells_for(summary.student) if names else ()),
             ]
         )
-    return buffer.getvalue()
 
 
 def results_json(grade: Grade, course: Course | None = None) -> str:
@@ -201,8 +208,12 @@ def write_student(grade: Grade, out_dir: str | Path, course: Course | None = Non
 def write_grades(
     summaries: Iterable[StudentSummary], out_dir: str | Path, columns: Columns | None = None
 ) -> None:
-    """Write grades.csv for every graded student (with more `columns`, as grades_csv says)."""
-    write_atomically(Path(out_dir) / GRADES_FILE, grades_csv(summaries, columns))
+    """Write grades.csv for every graded student (with more `columns`, as grades_csv says).
+
+    Written a row at a time, so a class read from disk (grader.gradebook.store) is never held.
+    """
+    with atomic_writer(Path(out_dir) / GRADES_FILE) as stream:
+        _write_grades_rows(stream, summaries, columns)
 
 
 def write_timings(seconds_by_student: Mapping[str, float], out_dir: str | Path) -> None:

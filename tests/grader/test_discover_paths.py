@@ -1,6 +1,7 @@
 """The discover step finds one submission per student, in any of the accepted layouts."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -17,7 +18,7 @@ def write_notebook(path):
 
 
 def described(found):
-    return [(entry.student, entry.path.name, entry.kind) for entry in found]
+    return [(entry.student, Path(entry.path).name, entry.kind) for entry in found]
 
 
 def test_a_lessons_folder_is_one_student_named_after_the_folder(tmp_path):
@@ -38,7 +39,7 @@ def test_an_nbgrader_tree_names_each_student_after_their_student_folder(tmp_path
     write_notebook(submitted / "barbara" / COURSE.assignment / FIRST_NOTEBOOK)
     found = discover([submitted])
     assert [(e.student, e.kind) for e in found] == [("barbara", "lessons"), ("linus", "lessons")]
-    assert found[0].path == submitted / "barbara" / COURSE.assignment
+    assert found[0].path == str(submitted / "barbara" / COURSE.assignment)
 
 
 def test_a_class_folder_holding_submitted_is_searched_through(tmp_path):

@@ -1,7 +1,7 @@
 """Discover step: turn the paths given on the command line into one entry per student."""
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -114,10 +114,16 @@ def _is_lessons_folder(path: Path, course: Course) -> bool:
     return any((path / step.notebook).is_file() for step in course.steps)
 
 
-def _children(folder: Path) -> list[Path]:
-    """Return the entries of `folder` worth looking at, in a fixed order."""
-    return sorted(
-        child
-        for child in folder.iterdir()
-        if not child.name.startswith((".", "_")) and not child.is_symlink()
-    )
+def _children(folder: Path) -> Iterator[Path]:
+    """Yield the entries of `folder` worth looking at, in a fixed order (by name).
+
+    Only the names are held at once: a class of thousands would otherwise hold a Path object
+    for every student, several times the memory of the listing that discover returns.
+    """
+    with os.scandir(folder) as entries:
+        names = sorted(
+            entry.name
+            for entry in entries
+            if not entry.name.startswith((".", "_")) and not entry.is_symlink()
+        )
+    return (folder / name for name in names)

@@ -14,7 +14,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,7 +35,7 @@ class JobProcess:
     """One job process: the submissions it grades (by index), and how far its results got."""
 
     number: int
-    indexes: list[int]
+    indexes: Sequence[int]  # in the order the job grades them
     process: subprocess.Popen[bytes]
     log: Path
     input: Path  # its input file (grader.jobfiles), from which a new job's is cut if it dies
@@ -80,7 +80,7 @@ class Jobs:
             self.submissions.append(_without_code(submission, shared))
             yield _entry(index, submission)
 
-    def start_again(self, job: JobProcess, indexes: list[int]) -> JobProcess | None:
+    def start_again(self, job: JobProcess, indexes: Sequence[int]) -> JobProcess | None:
         """Start a new job in place of `job`, which died, for `indexes`; None if it may not.
 
         A job is started again at most RESTARTS times in a run, so a machine that kills every
@@ -95,7 +95,9 @@ class Jobs:
         self.jobs.append(again)
         return again
 
-    def _start(self, number: int, indexes: list[int], input_path: Path, attempt: int) -> JobProcess:
+    def _start(
+        self, number: int, indexes: Sequence[int], input_path: Path, attempt: int
+    ) -> JobProcess:
         log = input_path.with_suffix(".log")
         arguments = [str(input_path), str(self.folder / "results")]
         process = run_job(arguments, log, self.notify_write)

@@ -15,6 +15,7 @@ declared apart, in grader/sandbox/inside/protocol.py, which the worker reads too
 
 import contextlib
 import json
+from array import array
 from collections.abc import Container, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TextIO, TypedDict
@@ -66,9 +67,12 @@ def write_job_input(path: Path, settings: JobSettings, entries: Iterable[JobEntr
 
 def deal_job_inputs(
     paths: Sequence[Path], settings: JobSettings, entries: Iterable[JobEntry]
-) -> list[list[int]]:
-    """Deal `entries` in turn into one input per path, as they come; return each one's keys."""
-    keys: list[list[int]] = [[] for _ in paths]
+) -> list["array[int]"]:
+    """Deal `entries` in turn into one input per path, as they come; return each one's keys.
+
+    The keys are kept as arrays of machine integers, 4 bytes a student rather than an object.
+    """
+    keys = [array("I") for _ in paths]
     with contextlib.ExitStack() as stack:
         streams = [stack.enter_context(path.open("w", encoding="utf-8")) for path in paths]
         for stream in streams:

@@ -13,7 +13,9 @@ import contextlib
 import math
 import signal
 import time
+from array import array
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import NoReturn, Protocol
@@ -165,7 +167,7 @@ def grade_submissions(
     finally:
         with _signals_held():
             grading.write_grades()
-            files.write_timings(grading.finished_after, out_dir)
+            files.write_timings(grading.finished.in_student_order(), out_dir)
     return book.summaries()
 
 
@@ -217,6 +219,27 @@ def _stored_result(
         return None  # a record too strange even for stored_result's checks: grade again
 
 
+@dataclass(frozen=True)
+class _FinishTimes:
+    """When each student graded in this run finished, in seconds from its start.
+
+    Two flat lists rather than a dict, which would hold about 50 bytes more a student.
+    """
+
+    students: list[str]
+    seconds: "array[float]"
+
+    def add(self, student: str, seconds: float) -> None:
+        """Note that `student` finished `seconds` after the start."""
+        self.students.append(student)
+        self.seconds.append(seconds)
+
+    def in_student_order(self) -> Iterator[tuple[str, float]]:
+        """Yield (student, seconds) by student id."""
+        for index in sorted(range(len(self.students)), key=self.students.__getitem__):
+            yield self.students[index], self.seconds[index]
+
+
 class _Grading:
     """Scores and reports each result as it comes in, keeping it for a later resumed run."""
 
@@ -229,8 +252,9 @@ class _Grading:
         version: str,
     ) -> None:
         self.out_dir = out_dir
-        # The fingerprint of each student loaded and not yet recorded.
-        self.keys: dict[str, str | None] = {}
+        # The fingerprint of each student loaded and not yet recorded, as the hash's bytes:
+        # half the memory of its hex digits, for each student waiting in a job.
+        self.keys: dict[str, bytes] = {}
         self.progress = progress
         self.refused = refused  # student ids whose files must not be written
         self.course = load_course()
@@ -239,7 +263,7 @@ class _Grading:
         self.facts: JobFacts | None = None  # the hidden tests and isolation, once known
         self.started = time.monotonic()
         self.waiting: list[RunResult] = []  # results to record once the hidden tests are known
-        self.finished_after: dict[str, float] = {}  # only students graded in this run
+        self.finished = _FinishTimes([], array("d"))  # only students graded in this run
         self.grades_written = -math.inf  # when grades.csv was last rewritten during the run
         self.grades_cost = 0.0  # how long that rewrite took
 
@@ -275,7 +299,8 @@ class _Grading:
         for item in pending:
             loaded = item if isinstance(item, Submission) else load_safely(item, self.course)
             submission, key = _with_fingerprint(loaded, self.version)
-            self.keys[submission.student] = key
+            if key is not None:
+                self.keys[submission.student] = bytes.fromhex(key)
             stored = _stored_result(self.out_dir, submission, key)
             if stored is not None:
                 self.record(stored, resumed=True)
@@ -307,7 +332,7 @@ class _Grading:
             page = Path(self.out_dir) / student / "feedback.html"
             self.book.add(grade, seconds=result.seconds, has_feedback=page.is_file())
             if not resumed:
-                self.finished_after[student] = time.monotonic() - self.started
+                self.finished.add(student, time.monotonic() - self.started)
                 self._rewrite_grades_now_and_then()
             if self.progress:
                 (self.progress.resume if resumed else self.progress.advance)(grade)
@@ -343,7 +368,8 @@ class _Grading:
         """Score and report one result; whatever fails makes it an "error" result instead."""
         submission = result.submission
         # A refusal or a failure of the grader's own has no fingerprint: it is never kept.
-        key = self.keys.pop(submission.student, None)
+        digest = self.keys.pop(submission.student, None)
+        key = None if digest is None else digest.hex()
         if submission.student in self.refused:
             self.note(f"{_shown(submission.path)}: {submission.failure}")
         elif submission.failure is not None:

@@ -124,12 +124,12 @@ def run_submissions(
         batch = _Batch(jobs, on_result, log_dir, on_note)
         batch.on_facts = on_facts
         try:
-            while batch.pending:
+            while batch.waiting():
                 finished_jobs = jobs.ended()
                 batch.deliver_ready()
                 for job in finished_jobs:
                     batch.end(job)
-                if batch.pending:
+                if batch.waiting():
                     jobs.wait()
         except BaseException:
             # Interrupted: stop the jobs (and so their workers), then keep what they finished.
@@ -160,9 +160,18 @@ class _Batch:
         self.log_dir = log_dir
         self.note = on_note or (lambda _line: None)
         self.results: list[RunResult | None] = [None] * len(self.submissions)
-        self.pending = {index for job in jobs.jobs for index in job.indexes}
+        # One byte per submission, 1 while its result is still to come: a set of ints would
+        # hold about 70 bytes a student for the whole run.
+        self.pending = bytearray(len(self.submissions))
+        for job in jobs.jobs:
+            for index in job.indexes:
+                self.pending[index] = 1
         self.on_facts: Callable[[JobFacts], None] | None = None
         self.facts: JobFacts | None = None  # the first job's facts, once read
+
+    def waiting(self) -> bool:
+        """Say whether any submission's result is still to come."""
+        return 1 in self.pending
 
     def read_facts(self) -> JobFacts | None:
         """Read the jobs' facts once one has written them; pass them on; return them or None."""
@@ -181,7 +190,7 @@ class _Batch:
         """Pass the result of submission `index` on, or keep it when no one takes it."""
         if self.on_result is None:
             self.results[index] = result
-        self.pending.discard(index)
+        self.pending[index] = 0
         if self.on_result:
             self.on_result(result)
 
@@ -196,7 +205,7 @@ class _Batch:
             while job.next < len(indexes):
                 index = indexes[job.next]
                 path = self.folder / "results" / f"{index}.json"
-                if index in self.pending:
+                if self.pending[index]:
                     if not path.exists():
                         break
                     self.read_facts()  # written before any result: so known before it
@@ -214,7 +223,7 @@ class _Batch:
             return
         job.ended = True
         results = self.folder / "results"
-        mine = sorted(self.pending & set(job.indexes))
+        mine = sorted(index for index in job.indexes if self.pending[index])
         left = [index for index in mine if not (results / f"{index}.json").exists()]
         again = self.jobs.start_again(job, left)
         if again is None:

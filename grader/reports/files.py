@@ -216,14 +216,16 @@ def write_grades(
         _write_grades_rows(stream, summaries, columns)
 
 
-def write_timings(seconds_by_student: Mapping[str, float], out_dir: str | Path) -> None:
+def write_timings(finished: Iterable[tuple[str, float]], out_dir: str | Path) -> None:
     """Write when each student's result came in, in seconds from the start of the run.
 
-    Kept apart from the grade files, so those stay byte-identical from run to run.
+    `finished` gives (student, seconds) in student order. Kept apart from the grade files, so
+    those stay byte-identical from run to run. Written a student at a time, as json.dumps with
+    indent=2 would lay it out, so a large class is never held as one text.
     """
-    text = json.dumps(
-        {student: round(seconds, 3) for student, seconds in seconds_by_student.items()},
-        indent=2,
-        sort_keys=True,
-    )
-    write_atomically(Path(out_dir) / TIMINGS_FILE, text + "\n")
+    with atomic_writer(Path(out_dir) / TIMINGS_FILE) as stream:
+        separator = "{\n  "
+        for student, seconds in finished:
+            stream.write(f"{separator}{json.dumps(student)}: {json.dumps(round(seconds, 3))}")
+            separator = ",\n  "
+        stream.write("{}\n" if separator.startswith("{") else "\n}\n")

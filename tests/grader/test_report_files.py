@@ -4,6 +4,7 @@ import csv
 import json
 import os
 
+import pytest
 from grade_builders import CATALOGUE, grade_for
 
 from grader.gradebook.summary import summarize
@@ -78,8 +79,19 @@ def test_writing_atomically_replaces_the_file_and_leaves_no_temporary_file(tmp_p
 
 
 def test_timings_go_in_their_own_file(tmp_path):
-    files.write_timings({"ada": 1.23456}, tmp_path)
+    files.write_timings([("ada", 1.23456)], tmp_path)
     assert json.loads((tmp_path / "timings.json").read_text(encoding="utf-8")) == {"ada": 1.235}
+
+
+@pytest.mark.parametrize(
+    "finished",
+    [[], [("ada", 1.23456)], [("ada", 0.0), ("bob", 12.5), ('quo"te', 3.0), ("élève", 1e-4)]],
+)
+def test_timings_are_laid_out_as_indented_json_however_many_students(tmp_path, finished):
+    files.write_timings(finished, tmp_path)
+    rounded = {student: round(seconds, 3) for student, seconds in finished}
+    expected = json.dumps(rounded, indent=2, sort_keys=True) + "\n"
+    assert (tmp_path / "timings.json").read_text(encoding="utf-8") == expected
 
 
 def test_the_summary_says_what_to_do_next():

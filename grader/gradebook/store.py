@@ -92,12 +92,18 @@ class SummaryStore(Sequence[StudentSummary]):
         return decode(self._file.readline())
 
 
-def in_student_order(summaries: Iterable[StudentSummary]) -> Iterable[StudentSummary]:
-    """Return `summaries` by student id: a store as it is (sorted already), others sorted.
+def is_stored(summaries: Iterable[object]) -> bool:
+    """Say whether `summaries` is a class as a store keeps it: by student id, read as it goes.
 
-    A store is never copied into a list: that would hold the whole class in memory at once.
+    That is any sequence but a list or a tuple, which are a caller's own, in any order. A
+    stored class is never copied into a list: that would hold the whole class in memory.
     """
-    if isinstance(summaries, SummaryStore):
+    return isinstance(summaries, Sequence) and not isinstance(summaries, list | tuple)
+
+
+def in_student_order(summaries: Iterable[StudentSummary]) -> Iterable[StudentSummary]:
+    """Return `summaries` by student id: a stored class as it is, anything else sorted."""
+    if is_stored(summaries):
         return summaries
     return sorted(summaries, key=lambda summary: summary.student)
 

@@ -22,8 +22,9 @@ import csv
 import io
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, cast
 
+from grader.gradebook.store import is_stored
 from grader.gradebook.summary import (
     NO_VERDICT,
     CatalogueTest,
@@ -211,8 +212,8 @@ def _by_student(
     summarized and sorted here, and without a catalogue the catalogue is read off its Grades.
     Any other sequence is the class book's, summaries already by student id: it is not copied.
     """
-    if isinstance(items, Sequence) and not isinstance(items, list | tuple):
-        return items, tuple(catalogue or ())
+    if is_stored(items):
+        return cast(Sequence[StudentSummary], items), tuple(catalogue or ())
     listed = list(items)
     if catalogue is None:
         tests: dict[str, TestOutcome] = {}

@@ -119,7 +119,7 @@ def test_a_folder_of_lesson_notebooks_is_found_before_a_stray_python_file(tmp_pa
     (lessons / "01-the-envelope.ipynb").write_text("{}", encoding="utf-8")
     (tmp_path / "scratch.py").write_text("x = 1\n", encoding="utf-8")
     found = gradescope_run.find_student_work(tmp_path)
-    assert (found.path, found.kind) == (lessons, "lessons")
+    assert (found.path, found.kind) == (str(lessons), "lessons")
 
 
 def test_a_single_python_file_is_found_and_hidden_folders_are_ignored(tmp_path):
@@ -127,7 +127,7 @@ def test_a_single_python_file_is_found_and_hidden_folders_are_ignored(tmp_path):
     (tmp_path / "__MACOSX" / "answer.ipynb").write_text("{}", encoding="utf-8")
     (tmp_path / "answer.py").write_text("x = 1\n", encoding="utf-8")
     found = gradescope_run.find_student_work(tmp_path)
-    assert (found.path, found.kind) == (tmp_path / "answer.py", "python")
+    assert (found.path, found.kind) == (str(tmp_path / "answer.py"), "python")
 
 
 def test_an_empty_submission_finds_nothing(tmp_path):

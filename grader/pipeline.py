@@ -338,12 +338,12 @@ class _Grading:
                 (self.progress.resume if resumed else self.progress.advance)(grade)
 
     def _rewrite_grades_now_and_then(self) -> None:
-        """Bring grades.csv up to date during the run, at most once a second.
+        """Bring grades.csv up to date during the run, now and then rather than every time.
 
         Rewritten as students finish, so even kill -9 leaves a usable grades.csv (the students
         of its last seconds are in .resume for the next run). Never more often than once a
-        second, nor than REWRITE_SHARE of the time allows, or a large class would pay for n
-        rewrites of n rows. A failure here is left to the last write, after the run, to report.
+        second, nor than GRADES_REWRITE_SHARE of the time allows, or a large class would pay for
+        n rewrites of n rows. A failure here is left to the last write, after the run, to report.
         """
         since = time.monotonic() - self.grades_written
         if since < max(GRADES_REWRITE_SECONDS, self.grades_cost / GRADES_REWRITE_SHARE):

@@ -84,7 +84,8 @@ class SummaryStore(Sequence[StudentSummary]):
         return self._read(self._starts[self.students()[index]])
 
     def __iter__(self) -> Iterator[StudentSummary]:
-        for student in list(self.students()):
+        # No copy of the order is needed: a put during the pass replaces it, never changes it.
+        for student in self.students():
             yield self._read(self._starts[student])
 
     def _read(self, start: int) -> StudentSummary:

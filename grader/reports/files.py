@@ -224,8 +224,9 @@ def write_timings(finished: Iterable[tuple[str, float]], out_dir: str | Path) ->
     indent=2 would lay it out, so a large class is never held as one text.
     """
     with atomic_writer(Path(out_dir) / TIMINGS_FILE) as stream:
-        separator = "{\n  "
+        written = 0
         for student, seconds in finished:
-            stream.write(f"{separator}{json.dumps(student)}: {json.dumps(round(seconds, 3))}")
-            separator = ",\n  "
-        stream.write("{}\n" if separator.startswith("{") else "\n}\n")
+            stream.write(",\n  " if written else "{\n  ")
+            stream.write(f"{json.dumps(student)}: {json.dumps(round(seconds, 3))}")
+            written += 1
+        stream.write("\n}\n" if written else "{}\n")

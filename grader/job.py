@@ -11,6 +11,7 @@ report progress and keep every finished result even if this job dies later. A jo
 outlives the grader that started it (see `stop_with_parent`).
 """
 
+import contextlib
 import ctypes
 import json
 import os
@@ -25,7 +26,7 @@ from typing import NoReturn
 
 import pytest
 
-from grader.dispatch import FACTS, notifier
+from grader.dispatch import CORE_VARIABLE, FACTS, notifier
 from grader.jobfiles import (
     CatalogueEntry,
     FactsFile,
@@ -82,6 +83,26 @@ def _watch_parent(parent: int) -> None:
     while os.getppid() == parent:
         time.sleep(PARENT_POLL_SECONDS)
     os.kill(os.getpid(), signal.SIGTERM)
+
+
+def chosen_core() -> int | None:
+    """Return the processor the parent chose for this job and its workers, if it chose one.
+
+    See grader.dispatch.cores_for_jobs.
+    """
+    core = os.environ.get(CORE_VARIABLE, "")
+    return int(core) if core.isdigit() else None
+
+
+def keep_to(core: int | None) -> None:
+    """Keep this process on `core` from now on (None: anywhere).
+
+    A processor the system no longer offers is not an error: the job then runs wherever the
+    kernel puts it, only a little slower.
+    """
+    if core is not None:
+        with contextlib.suppress(AttributeError, OSError):
+            os.sched_setaffinity(0, {core})
 
 
 def pytest_arguments(collect_only: bool = False) -> list[str]:
@@ -142,14 +163,18 @@ def grade(input_path: str, output_dir: str) -> int:
 
     limits = Limits(**data["limits"])
     wanted = data["isolation"]
+    core = chosen_core()
     adopt_orphans()
-    # One runtime copy and one warm fork server per job: every worker is forked from it.
-    with ForkServer.open(wanted) as server:
+    # One runtime copy and one warm fork server per job: every worker is forked from it. The
+    # server starts on any processor, to import while the job collects its tests; the job and
+    # each worker then keep to the chosen one, where their round trips are cheapest.
+    with ForkServer.open(wanted, worker_core=core) as server:
 
         def on_collected(catalogue: list[CatalogueEntry]) -> None:
             facts: FactsFile = {"catalogue": catalogue, "isolation": describe(server.isolation)}
             write_json(Path(output_dir) / FACTS, facts)
             notify()
+            keep_to(core)
 
         plugin = GradingPlugin(read_entries(entries), limits, on_finished, server, on_collected)
         return pytest.main(pytest_arguments(), plugins=[plugin])

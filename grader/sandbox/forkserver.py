@@ -30,15 +30,17 @@ STOP_SECONDS = 2.0
 class ForkServer:
     """One job's warm parent of workers, started on first use and stopped by `close()`."""
 
-    def __init__(self, isolation: Isolation) -> None:
+    def __init__(self, isolation: Isolation, worker_core: int | None = None) -> None:
+        """`worker_core`, if given, is the processor every worker keeps to."""
         self.isolation = isolation
+        self.worker_core = worker_core
         self.process: subprocess.Popen[bytes] | None = None
         self.control: socket.socket | None = None
         self.spawned = 0
 
     @classmethod
     @contextlib.contextmanager
-    def open(cls, wanted: str = "auto") -> Iterator["ForkServer"]:
+    def open(cls, wanted: str = "auto", worker_core: int | None = None) -> Iterator["ForkServer"]:
         """Yield a fork server for a fresh runtime copy and the strongest isolation that works.
 
         `wanted="process"` forces the fallback isolation. The runtime folder goes with
@@ -46,7 +48,7 @@ class ForkServer:
         """
         with temporary_folder("grader-runtime-") as folder:
             isolation = containment.choose_isolation(containment.prepare_runtime(folder), wanted)
-            server = cls(isolation)
+            server = cls(isolation, worker_core)
             server.spawn_ready()  # it imports while the job collects its tests
             try:
                 yield server
@@ -71,6 +73,7 @@ class ForkServer:
             "child": self.spawned,
             "private": self.isolation.private_mounts,
             "scratch": scratch,
+            "core": self.worker_core,
         }
         self._send(message, fds)
         return self.spawned

@@ -16,6 +16,7 @@ from sandboxes import REFERENCE, session_for
 
 from grader.hidden.probes import returns, scenario
 from grader.sandbox.client import SandboxProblem
+from grader.sandbox.forkserver import ForkServer
 from grader.sandbox.session import LoadFailure
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -162,3 +163,17 @@ def test_a_job_is_left_no_zombie_by_its_sandbox(mode):
         check=True,
     )
     assert done.stdout.strip() == "[]"
+
+
+PRINTS_ITS_PROCESSORS = "import os\nprint('PROCESSORS', sorted(os.sched_getaffinity(0)))\n"
+
+
+@pytest.mark.parametrize("isolation", ["auto", "process"])
+def test_a_worker_keeps_to_the_processor_its_job_chose_and_roams_when_none_was(isolation):
+    offered = sorted(os.sched_getaffinity(0))
+    with ForkServer.open(isolation, worker_core=offered[-1]) as server:
+        kept = printed_at_load(server, PRINTS_ITS_PROCESSORS)
+    with ForkServer.open(isolation) as server:
+        roaming = printed_at_load(server, PRINTS_ITS_PROCESSORS)
+    assert f"PROCESSORS {[offered[-1]]}" in kept, kept
+    assert f"PROCESSORS {offered}" in roaming, roaming

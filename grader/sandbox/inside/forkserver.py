@@ -12,7 +12,8 @@ and its own IPC namespace) where the sandbox allows them, renumbers its channel 
 descriptors, forgets the parent's start line, and becomes a worker: `guard.install()` switches
 to the submission's user, applies limits and the seccomp filter before any student code runs.
 
-    spawn  {"op": "spawn", "child": N, "private": bool, "scratch": path or null}
+    spawn  {"op": "spawn", "child": N, "private": bool, "scratch": path or null,
+            "core": the processor the worker keeps to, or null}
            with descriptors [request, reply, output, status, *cgroup.procs]
     kill   {"op": "kill", "child": N, "sweep_uid": uid or null}
 
@@ -171,6 +172,10 @@ def _become_worker(message: dict[str, Any], fds: list[int], server: Server) -> N
             os.close(status_fd)
         children.clear()
         os.setsid()  # its own process group, which the parent kills whole
+        if message.get("core") is not None:
+            # Beside its job, which waits while it works: see grader.dispatch.cores_for_jobs.
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(0, {message["core"]})
         syscalls.die_with_parent()
         if os.getppid() != parent:  # the parent died before the promise was made
             return

@@ -38,8 +38,7 @@ from grader.jobfiles import (
 from grader.model import CodeUnit, Limits
 from grader.paths import HIDDEN_CONFIG, HIDDEN_TESTS
 from grader.plugin import GradingPlugin
-from grader.sandbox.client import adopt_orphans
-from grader.sandbox.containment import describe
+from grader.sandbox.containment import adopt_orphans, describe
 from grader.sandbox.forkserver import ForkServer
 
 PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
@@ -165,18 +164,24 @@ def grade(input_path: str, output_dir: str) -> int:
     wanted = data["isolation"]
     core = chosen_core()
     adopt_orphans()
-    # One runtime copy and one warm fork server per job: every worker is forked from it. The
-    # server starts on any processor, to import while the job collects its tests; the job and
-    # each worker then keep to the chosen one, where their round trips are cheapest.
-    with ForkServer.open(wanted, worker_core=core) as server:
+    # One runtime copy and one warm fork server per job: every worker is forked from it. It is
+    # set up, and started on any processor, while the job collects its tests; the job and
+    # each worker then keep to the chosen processor, where their round trips are cheapest.
+    with ForkServer.opening(wanted, worker_core=core) as opening:
 
         def on_collected(catalogue: list[CatalogueEntry]) -> None:
+            try:
+                server = opening.ready()
+            except (OSError, RuntimeError) as error:
+                raise pytest.UsageError(f"the job could not start its workers: {error}") from None
             facts: FactsFile = {"catalogue": catalogue, "isolation": describe(server.isolation)}
             write_json(Path(output_dir) / FACTS, facts)
             notify()
             keep_to(core)
 
-        plugin = GradingPlugin(read_entries(entries), limits, on_finished, server, on_collected)
+        entries_read = read_entries(entries)
+        plugin = GradingPlugin(entries_read, limits, on_finished, opening.ready, on_collected)
+        plugin.on_collecting = opening.start_if_set_up
         return pytest.main(pytest_arguments(), plugins=[plugin])
 
 

@@ -93,25 +93,33 @@ class GradingPlugin:
         entries: Iterable[GradingEntry],
         limits: Limits,
         on_finished: Callable[[str, ResultFile], None],
-        server: ForkServer | None = None,
+        server: Callable[[], ForkServer] | None = None,
         on_collected: Callable[[list[CatalogueEntry]], None] | None = None,
     ) -> None:
         """`entries` are dicts with key, units (CodeUnits) and error, read as they are graded
         (a class's code is never held at once); `on_finished(key, result)` gets each result.
 
-        `server` is the job's ForkServer; None only when nothing is graded (listing the tests).
+        `server` returns the job's ForkServer once it is ready, and may be asked again: the job
+        sets the server up while pytest collects (grader.sandbox.forkserver.Opening). None only
+        when nothing is graded (listing the tests).
         `on_collected(catalogue)`, if given, is called once the hidden tests are collected.
         """
         self.entries = entries
         self.limits = limits
         self.server = server
         self.on_collected = on_collected
+        self.on_collecting: Callable[[], None] | None = None
         self.on_finished = on_finished
         self.catalogue: list[CatalogueEntry] = []
         self.current: SubmissionSession | None = None
 
     def pytest_configure(self, config: pytest.Config) -> None:
         config.stash[PLUGIN_KEY] = self
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        """Between two collected files: a moment for the job to start its fork server."""
+        if self.on_collecting is not None:
+            self.on_collecting()
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.tests = hidden_test_functions(session.items)
@@ -155,7 +163,7 @@ class GradingPlugin:
         if entry["error"] is not None:
             return self.result_for_all("error", "unreadable", entry["error"])
         assert self.server is not None  # only a listing of the tests has none, and grades nobody
-        session = SubmissionSession(entry["units"], self.limits, self.server, serial)
+        session = SubmissionSession(entry["units"], self.limits, self.server(), serial)
         try:
             session.start()
         except LoadFailure as failure:

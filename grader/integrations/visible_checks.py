@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from course.checks import CHECKS
 from course.manifest import Course
 from grader.model import Limits, Submission
-from grader.sandbox.client import SandboxProblem, adopt_orphans, reap_orphans
+from grader.sandbox.client import SandboxProblem, reap_orphans
+from grader.sandbox.containment import adopt_orphans
 from grader.sandbox.forkserver import ForkServer
 from grader.sandbox.inside.protocol import CheckReply
 from grader.sandbox.session import SubmissionSession

@@ -6,7 +6,6 @@ module holds it to its limits and labels how a call ended: an answer, or a Sandb
 status is timeout, crash, memory or output_limit.
 """
 
-import ctypes
 import json
 import os
 import secrets
@@ -32,7 +31,6 @@ from grader.sandbox.inside.protocol import (
 )
 
 MAX_REPLY_BYTES = 32 << 20
-PR_SET_CHILD_SUBREAPER = 36  # from <linux/prctl.h>
 REAP_SECONDS = 1.0
 # Generous enough for any honest submission; they stop a runaway one from hurting the machine.
 FIXED_LIMITS = {
@@ -233,15 +231,6 @@ class Worker:
         self.output.close()
         if self.scratch is not None:
             remove_tree(self.scratch)
-
-
-def adopt_orphans() -> None:
-    """Make this process the parent of its workers' orphans, so that it can reap them.
-
-    Without it, a killed fork bomb's processes go to the system's first process, which may
-    never reap them (in a container), and they would count against the worker user's limit.
-    """
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 
 def reap_orphans() -> None:

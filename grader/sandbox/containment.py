@@ -21,6 +21,7 @@ size, open files) and a seccomp filter hold them in.
 """
 
 import compileall
+import ctypes
 import os
 import shutil
 import subprocess
@@ -98,6 +99,7 @@ UIDS_PER_JOB = 1 << 16
 JOB_SLOTS = 1 << 14
 # Setting GRADER_ISOLATION=process in the grader's environment forces the fallback.
 ISOLATION_VARIABLE = "GRADER_ISOLATION"
+PR_SET_CHILD_SUBREAPER = 36  # from <linux/prctl.h>
 
 
 @dataclass(frozen=True)
@@ -228,6 +230,15 @@ def bubblewrap_works(isolation: Isolation) -> bool:
         return False
     finally:
         reap_briefly(_bubblewrap_children() - before, PROBE_REAP_SECONDS)
+
+
+def adopt_orphans() -> None:
+    """Make this process the parent of its workers' orphans, so that it can reap them.
+
+    Without it, a killed fork bomb's processes go to the system's first process, which may
+    never reap them (in a container), and they would count against the worker user's limit.
+    """
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 
 def children_of(pid: int) -> set[int]:

@@ -3,6 +3,10 @@
     with ForkServer.open("auto") as server:      # once per job: runtime copy, isolation
         worker = Worker(server, limits, uid)     # grader.sandbox.client: a fork, not a start
 
+    with ForkServer.opening("auto") as opening:  # the same, set up while the caller goes on
+        ...                                      # (a job collects its hidden tests)
+        server = opening.ready()
+
 The fork server (grader/sandbox/inside/forkserver.py) runs inside the sandbox, imports the
 worker's code once and forks each worker from that warm copy. This side hands it each worker's
 descriptors over a Unix socket and asks it to kill a worker; it never hands it anything a
@@ -14,10 +18,13 @@ import array
 import contextlib
 import json
 import os
+import select
 import socket
 import subprocess
 import time
 from collections.abc import Iterator
+from pathlib import Path
+from typing import NoReturn
 
 from grader.sandbox import containment
 from grader.sandbox.cleanup import temporary_folder
@@ -46,14 +53,19 @@ class ForkServer:
         `wanted="process"` forces the fallback isolation. The runtime folder goes with
         remove_tree, which nothing a worker without bubblewrap could leave there can stop.
         """
+        with cls.opening(wanted, worker_core) as opening:
+            yield opening.ready()
+
+    @staticmethod
+    @contextlib.contextmanager
+    def opening(wanted: str = "auto", worker_core: int | None = None) -> Iterator["Opening"]:
+        """Like `open`, but yield at once: the set-up goes on beside the caller (see Opening)."""
         with temporary_folder("grader-runtime-") as folder:
-            isolation = containment.choose_isolation(containment.prepare_runtime(folder), wanted)
-            server = cls(isolation, worker_core)
-            server.spawn_ready()  # it imports while the job collects its tests
+            opening = Opening(folder, wanted, worker_core)
             try:
-                yield server
+                yield opening
             finally:
-                server.close()
+                opening.close()
 
     def spawn_ready(self) -> None:
         """Start the fork server now, if it is not running, so that it is warm when needed."""
@@ -146,3 +158,100 @@ class ForkServer:
         data = json.dumps(message).encode("ascii")
         rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))] if fds else []
         self.control.sendmsg([data], rights)
+
+
+class Opening:
+    """A fork server being set up by a child process while its job goes on.
+
+    The set-up (the runtime copy and its bytecode, the bubblewrap probe) takes about 0.2 s of
+    work that needs nothing of the job's, which collects its hidden tests meanwhile, on another
+    processor: a forked child, not a thread, so that neither waits for the other's lock. The
+    server process itself is started by the caller, in `ready` or `start_if_set_up`.
+    """
+
+    def __init__(self, folder: Path, wanted: str, worker_core: int | None) -> None:
+        self.worker_core = worker_core
+        # This process's block of user ids: the child's own process id would pick another.
+        self.uid = containment.worker_uid()
+        self.server: ForkServer | None = None
+        self.outcome: Isolation | str | None = None  # the isolation, or why there is none
+        read_end, write_end = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:
+            os.close(read_end)
+            _set_up_and_report(folder, wanted, write_end)
+        os.close(write_end)
+        self.report = read_end
+
+    def start_if_set_up(self) -> None:
+        """Start the server if the set-up has finished well; never wait for it."""
+        if self.server is None and select.select([self.report], [], [], 0)[0]:
+            with contextlib.suppress(RuntimeError):  # `ready` will raise it again
+                self.ready()
+
+    def ready(self) -> ForkServer:
+        """Wait for the set-up, start the server if it is not started, and return it.
+
+        Raise RuntimeError, saying why, when the set-up failed (bubblewrap required where it
+        cannot run, say).
+        """
+        if self.server is None:
+            isolation = self._isolation()
+            self.server = ForkServer(isolation, self.worker_core)
+            self.server.spawn_ready()  # it imports while the job goes on
+        return self.server
+
+    def _isolation(self) -> Isolation:
+        if self.outcome is None:
+            self.outcome = _read_report(self.report, self.uid)
+            self._reap()
+        if isinstance(self.outcome, str):
+            raise RuntimeError(self.outcome)
+        return self.outcome
+
+    def _reap(self) -> None:
+        if self.pid:
+            os.waitpid(self.pid, 0)
+            self.pid = 0
+            os.close(self.report)
+
+    def close(self) -> None:
+        """Wait for the set-up (its folder is about to go), then stop the server if started."""
+        self._reap()
+        if self.server is not None:
+            self.server.close()
+
+
+def _set_up_and_report(folder: Path, wanted: str, report: int) -> NoReturn:
+    """In the set-up child: prepare the runtime, choose the isolation, report it, leave."""
+    try:
+        # The bubblewrap probe leaves a process that outlives bubblewrap: it must come here, to
+        # be reaped by the probe, not to the job once this child has gone.
+        containment.adopt_orphans()
+        isolation = containment.choose_isolation(containment.prepare_runtime(folder), wanted)
+        seccomp = None if isolation.seccomp is None else isolation.seccomp.hex()
+        text = json.dumps(
+            {"mode": isolation.mode, "runtime": isolation.runtime, "seccomp": seccomp}
+        )
+    except BaseException as error:  # said to the job, which raises it in its own process
+        text = json.dumps({"error": str(error) or type(error).__name__})
+    finally:
+        with contextlib.suppress(BaseException):
+            os.write(report, text.encode("utf-8"))
+        # Nothing of the job's to clean up here: its files, folders and exit hooks are its own.
+        os._exit(0)
+
+
+def _read_report(report: int, uid: int | None) -> Isolation | str:
+    """Read what the set-up child said: the isolation, or why the set-up failed."""
+    chunks = []
+    while chunk := os.read(report, 1 << 16):
+        chunks.append(chunk)
+    try:
+        said = json.loads(b"".join(chunks))
+    except ValueError:
+        return "the runtime set-up ended without a word"
+    if "error" in said:
+        return str(said["error"])
+    seccomp = None if said["seccomp"] is None else bytes.fromhex(said["seccomp"])
+    return Isolation(said["mode"], said["runtime"], uid, seccomp)

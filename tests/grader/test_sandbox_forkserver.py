@@ -15,6 +15,7 @@ import pytest
 from sandboxes import REFERENCE, session_for
 
 from grader.hidden.probes import returns, scenario
+from grader.sandbox import containment
 from grader.sandbox.client import SandboxProblem
 from grader.sandbox.forkserver import ForkServer
 from grader.sandbox.session import LoadFailure
@@ -138,7 +139,7 @@ def test_how_a_worker_ended_is_reported_by_its_exit_status_or_signal(fork_server
 LEAVES_NO_ZOMBIE = """
 import os, sys, time
 sys.path.insert(0, sys.argv[1])
-from grader.sandbox.client import adopt_orphans
+from grader.sandbox.containment import adopt_orphans
 from grader.sandbox.forkserver import ForkServer
 adopt_orphans()  # as a grading job does: orphans of its sandboxes come to it
 with ForkServer.open(sys.argv[2]):
@@ -177,3 +178,28 @@ def test_a_worker_keeps_to_the_processor_its_job_chose_and_roams_when_none_was(i
         roaming = printed_at_load(server, PRINTS_ITS_PROCESSORS)
     assert f"PROCESSORS {[offered[-1]]}" in kept, kept
     assert f"PROCESSORS {offered}" in roaming, roaming
+
+
+def test_a_job_sets_its_fork_server_up_in_a_child_process_while_it_goes_on(monkeypatch, tmp_path):
+    said = tmp_path / "prepared-by"
+    prepare = containment.prepare_runtime
+
+    def prepare_and_say_who(folder):
+        said.write_text(str(os.getpid()), encoding="ascii")
+        return prepare(folder)
+
+    monkeypatch.setattr(containment, "prepare_runtime", prepare_and_say_who)
+    with ForkServer.opening("auto") as opening:
+        server = opening.ready()
+        output = printed_at_load(server, "print('LOADED')")
+    assert int(said.read_text(encoding="ascii")) != os.getpid()
+    # The user ids are the job's own block, not one the set-up child's process id would pick.
+    assert server.isolation.uid == containment.worker_uid()
+    assert "LOADED" in output
+
+
+def test_a_set_up_that_fails_says_why_in_the_job(monkeypatch):
+    monkeypatch.setenv(containment.ISOLATION_VARIABLE, "process")
+    required = pytest.raises(RuntimeError, match="bubblewrap is required but GRADER_ISOLATION")
+    with required, ForkServer.open("bubblewrap"):
+        pass

@@ -39,13 +39,13 @@ def make_jobs_die(monkeypatch, folder, last_words="", *, program=DIES_AFTER_ONE,
     real_run_job = dispatch.run_job
     started = []
 
-    def dying_job(arguments, log_path, notify_fd=None):
+    def dying_job(arguments, log_path, notify_fd=None, core=None):
         if arguments[0] == "--list":
-            return real_run_job(arguments, log_path, notify_fd)
+            return real_run_job(arguments, log_path, notify_fd, core)
         _settings, entries = read_job_input(Path(arguments[0]))
         started.append((Path(arguments[0]).name, [entry["key"] for entry in entries]))
         if deaths is not None and len(started) > deaths:
-            return real_run_job(arguments, log_path, notify_fd)
+            return real_run_job(arguments, log_path, notify_fd, core)
         source = f"print({last_words!r}, flush=True)\n{program}" if last_words else program
         with open(log_path, "wb") as log:
             return subprocess.Popen(

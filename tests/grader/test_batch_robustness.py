@@ -414,8 +414,8 @@ def test_a_killed_job_leaves_its_log_and_a_new_job_grades_what_it_left(monkeypat
     real_run_job = dispatch.run_job
     trees = []
 
-    def run_job_then_kill_it(arguments, log_path, notify_fd=None):
-        process = real_run_job(arguments, log_path, notify_fd)
+    def run_job_then_kill_it(arguments, log_path, notify_fd=None, core=None):
+        process = real_run_job(arguments, log_path, notify_fd, core)
         if arguments[0] != "--list" and not trees:  # only the first job is killed
             trees.append(ProcessTree(process.pid))
             first = log_path.parent / "results" / "0.json"

@@ -22,6 +22,7 @@ size, open files) and a seccomp filter hold them in.
 
 import compileall
 import ctypes
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -122,21 +123,36 @@ class Isolation:
 
 
 def prepare_runtime(folder: str | Path) -> Path:
-    """Copy the modules a worker imports into `folder`/runtime, readable by everyone; return it."""
+    """Copy the modules a worker imports into `folder`/runtime, readable by everyone; return it.
+
+    Each source keeps its modification time and comes with the project's own bytecode where it
+    has some (`python -m grader.bytecode` writes it at install time): bytecode records the
+    time and size of its source, so it is valid for the copy. What is missing or stale is
+    compiled here, from the copies, so that no worker compiles the runtime at every start (it
+    cannot write bytecode: the folder is read-only to it).
+    """
     runtime = Path(folder) / "runtime"
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     for name in RUNTIME_FOLDERS:
-        shutil.copytree(PROJECT_ROOT / name, runtime / name, ignore=ignore)
+        shutil.copytree(PROJECT_ROOT / name, runtime / name)  # with __pycache__, times kept
     for name in RUNTIME_FILES:
-        (runtime / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(PROJECT_ROOT / name, runtime / name)
-    # Compiled once here, so that no worker recompiles the runtime from source at every start
-    # (it cannot write its own bytecode: the folder is read-only to it). Only what was copied is
-    # compiled, from the copies themselves.
+        _copy_with_bytecode(PROJECT_ROOT / name, runtime / name)
     compileall.compile_dir(runtime, quiet=1, workers=1)
     for place in (Path(folder), *runtime.rglob("*"), runtime):
         place.chmod(0o755 if place.is_dir() else 0o644)
     return runtime
+
+
+def _copy_with_bytecode(source: Path, target: Path) -> None:
+    """Copy a file, keeping its time, and a Python module's bytecode if the project has it."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(source, target)
+    if source.suffix != ".py":
+        return
+    compiled = Path(importlib.util.cache_from_source(str(source)))
+    if compiled.is_file():
+        copied = Path(importlib.util.cache_from_source(str(target)))
+        copied.parent.mkdir(exist_ok=True)
+        shutil.copy2(compiled, copied)
 
 
 def worker_uid() -> int | None:

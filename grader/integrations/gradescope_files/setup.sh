@@ -27,6 +27,10 @@ fi
 SITE=$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
 echo "$SOURCE" > "$SITE/autograder-source.pth"
 
+# The grader's bytecode and pytest's rewritten hidden tests go into the image: every submission
+# starts a fresh container from it, which would otherwise compile them again (about 0.4 s).
+(cd "$SOURCE" && "$VENV/bin/python" -m grader.bytecode)
+
 # Workers run as user ids of their own: they cannot even enter a folder that is root's alone.
 chown -R 0:0 "$SOURCE"
 chmod -R go-rwx "$SOURCE"

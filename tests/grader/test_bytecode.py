@@ -1,0 +1,41 @@
+"""The grader's bytecode is written once, at install time, even where Python would write none."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from grader.bytecode import NO_BYTECODE_VARIABLE, write_bytecode
+from grader.paths import HIDDEN_TESTS, PROJECT_ROOT
+from grader.sandbox.containment import prepare_runtime
+
+
+def test_the_grader_and_pytests_rewritten_hidden_tests_are_written_where_bytecode_is_not(
+    monkeypatch,
+):
+    monkeypatch.setenv(NO_BYTECODE_VARIABLE, "1")
+    compiled = Path(importlib.util.cache_from_source(str(PROJECT_ROOT / "grader" / "model.py")))
+    tag = f"{sys.implementation.cache_tag}-pytest-{pytest.__version__}"
+    rewritten = HIDDEN_TESTS / "__pycache__" / f"test_envelope.{tag}.pyc"
+    for written in (compiled, rewritten):
+        written.unlink(missing_ok=True)
+    write_bytecode()
+    assert compiled.is_file()
+    assert rewritten.is_file()
+
+
+def test_a_folder_that_is_not_the_project_is_refused_in_one_line(tmp_path):
+    with pytest.raises(RuntimeError, match="holds no grader package"):
+        write_bytecode(tmp_path)
+
+
+def test_a_jobs_runtime_copy_takes_the_projects_bytecode_instead_of_compiling_it(tmp_path):
+    write_bytecode()
+    runtime = prepare_runtime(tmp_path)
+    for module in ("grader/sandbox/inside/guard.py", "course/run.py"):
+        ours = Path(importlib.util.cache_from_source(str(PROJECT_ROOT / module)))
+        theirs = Path(importlib.util.cache_from_source(str(runtime / module)))
+        assert theirs.read_bytes() == ours.read_bytes()
+        # Copied with its time, not written again by a compiler a moment ago.
+        assert theirs.stat().st_mtime_ns == ours.stat().st_mtime_ns

@@ -29,7 +29,7 @@ from typing import NoReturn
 from grader.sandbox import containment
 from grader.sandbox.cleanup import temporary_folder
 from grader.sandbox.containment import Isolation
-from grader.sandbox.inside.forkserver import CONTROL_FD
+from grader.sandbox.inside.protocol import CONTROL_FD
 
 STOP_SECONDS = 2.0
 

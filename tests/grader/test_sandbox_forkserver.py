@@ -203,3 +203,18 @@ def test_a_set_up_that_fails_says_why_in_the_job(monkeypatch):
     required = pytest.raises(RuntimeError, match="bubblewrap is required but GRADER_ISOLATION")
     with required, ForkServer.open("bubblewrap"):
         pass
+
+
+def test_a_job_starts_its_fork_server_without_importing_the_workers_own_code():
+    # The guard, the loop and the seal are the worker's: a job that imported them would pay
+    # for them at every start (about 40 ms) and hold code it never runs.
+    imported = subprocess.run(
+        [sys.executable, "-c", "import sys, grader.job; print(sorted(sys.modules))"],
+        cwd=PROJECT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    for module in ("guard", "loop", "seal", "forkserver"):
+        assert f"'grader.sandbox.inside.{module}'" not in imported
+    assert "'grader.sandbox.inside.protocol'" in imported  # where CONTROL_FD is declared

@@ -33,10 +33,10 @@ import sys
 from typing import Any
 
 from grader.sandbox.inside import guard, loop, syscalls
+from grader.sandbox.inside.protocol import CONTROL_FD
 
-# The descriptor the trusted side gives the control socket; moved out of the way at once, so
+# The control socket arrives on CONTROL_FD (protocol.py); it is moved out of the way at once, so
 # that a worker can take the fixed numbers of its channel.
-CONTROL_FD = 3
 _OUT_OF_THE_WAY = 100
 _MAX_FDS = 16
 _MESSAGE_BYTES = 1 << 16

@@ -18,6 +18,11 @@ Standard library only: the worker imports it too.
 
 from typing import Any, Literal, NotRequired, TypedDict, final
 
+# The descriptor on which the job hands its fork server the control socket
+# (grader/sandbox/inside/forkserver.py); declared here, where the job can read it without
+# importing the worker's own code.
+CONTROL_FD = 3
+
 Tagged = dict[str, Any]  # a tagged picture of a value (picture.py)
 
 

@@ -32,7 +32,7 @@ from grader.model import (
 from grader.paths import PROJECT_ROOT
 from grader.reports.files import readable_json, write_atomically
 from grader.run import RunSettings
-from grader.sandbox.containment import RUNTIME_FILES, RUNTIME_FOLDERS
+from grader.sandbox.runtime import RUNTIME_FILES, RUNTIME_FOLDERS
 
 STORE_FOLDER = ".resume"
 RECORD_FORMAT = 1

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from grader.paths import HIDDEN_CONFIG, PROJECT_ROOT
 from grader.requirements import pinned_requirements
-from grader.sandbox.containment import COURSE_DATA, COURSE_RUNTIME
+from grader.sandbox.runtime import COURSE_DATA, COURSE_RUNTIME
 
 TEMPLATES = Path(__file__).resolve().parent / "gradescope_files"
 # What grading imports from the course: the assembly mechanism, the supplied names, the

@@ -1,11 +1,12 @@
 """How workers are shut in: a private runtime folder, bubblewrap, a user id per submission.
 
-    isolation = choose_isolation(prepare_runtime(folder), "auto")   # once per job
+    isolation = choose_isolation(prepare_runtime(folder), "auto")   # once per job (runtime.py)
     command = forkserver_command(isolation)                          # the job's warm parent
 
 A worker needs only the Python installation, the supplied course code and the few grader modules
-it imports. `prepare_runtime` copies those modules into a fresh folder, so the worker never sees
-the repository: not the hidden tests, the solutions, the fixtures, nor any job or result file.
+it imports. `prepare_runtime` (grader/sandbox/runtime.py) copies those modules into a fresh
+folder, so the worker never sees the repository: not the hidden tests, the solutions, the
+fixtures, nor any job or result file.
 
 Each job starts one fork server (grader/sandbox/inside/forkserver.py), which forks every worker.
 Under bubblewrap ("bubblewrap" mode) the fork server's whole file system is built from read-only
@@ -20,9 +21,7 @@ switch to a user id of their own, and resource limits (memory, processor time, p
 size, open files) and a seccomp filter hold them in.
 """
 
-import compileall
 import ctypes
-import importlib.util
 import os
 import shutil
 import subprocess
@@ -32,54 +31,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.paths import PROJECT_ROOT
 from grader.sandbox import cgroups, syscalls
 from grader.sandbox.inside import syscalls as inside_syscalls
+from grader.sandbox.runtime import prepare_runtime
 
-# Everything the worker imports from the project; all of it is safe for a student to read.
-# The one list of what the sandbox's copy holds: the supplied course code student cells run
-# with, and the code that runs beside them. The Gradescope bundle and the resume fingerprint
-# are built from it too.
-# The visible checks are among them: Gradescope runs them beside the student's code.
-COURSE_RUNTIME = (
-    "course/__init__.py",
-    "course/analysis.py",
-    "course/assemble.py",
-    "course/checks/__init__.py",
-    "course/checks/cases.py",
-    "course/checks/envelope.py",
-    "course/checks/error_codes.py",
-    "course/checks/expectations.py",
-    "course/checks/invoke_tool.py",
-    "course/checks/no_retry.py",
-    "course/checks/ownership.py",
-    "course/checks/unicode_boundary.py",
-    "course/checks/visible.py",
-    "course/checks/vocabulary.py",
-    "course/contract.py",
-    "course/history.py",
-    "course/manifest.py",
-    "course/notebooks.py",
-    "course/problems.py",
-    "course/run.py",
-    "course/status.py",
-    "course/supplied.py",
-    "course/tools.py",
-)
-# The data those modules read: the example tools' records, and the steps' manifest.
-COURSE_DATA = (
-    "course/records/documents.json",
-    "course/records/teams.json",
-    "course/records/users.json",
-    "course/steps.toml",
-)
-RUNTIME_FILES = (
-    *COURSE_RUNTIME,
-    *COURSE_DATA,
-    "grader/__init__.py",
-    "grader/sandbox/__init__.py",
-)
-RUNTIME_FOLDERS = ("grader/sandbox/inside",)
 SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64")
 # Under bubblewrap each worker works in a tmpfs of its own mounted here (and gets its own /tmp
 # and /dev/shm), so nothing a student writes reaches the host's disk, and nothing is left to
@@ -120,39 +75,6 @@ class Isolation:
     def private_mounts(self) -> bool:
         """Say whether each worker gets its own mounts (scratch, /tmp, /dev/shm) and IPC."""
         return self.mode == "bubblewrap"
-
-
-def prepare_runtime(folder: str | Path) -> Path:
-    """Copy the modules a worker imports into `folder`/runtime, readable by everyone; return it.
-
-    Each source keeps its modification time and comes with the project's own bytecode where it
-    has some (`python -m grader.bytecode` writes it at install time): bytecode records the
-    time and size of its source, so it is valid for the copy. What is missing or stale is
-    compiled here, from the copies, so that no worker compiles the runtime at every start (it
-    cannot write bytecode: the folder is read-only to it).
-    """
-    runtime = Path(folder) / "runtime"
-    for name in RUNTIME_FOLDERS:
-        shutil.copytree(PROJECT_ROOT / name, runtime / name)  # with __pycache__, times kept
-    for name in RUNTIME_FILES:
-        _copy_with_bytecode(PROJECT_ROOT / name, runtime / name)
-    compileall.compile_dir(runtime, quiet=1, workers=1)
-    for place in (Path(folder), *runtime.rglob("*"), runtime):
-        place.chmod(0o755 if place.is_dir() else 0o644)
-    return runtime
-
-
-def _copy_with_bytecode(source: Path, target: Path) -> None:
-    """Copy a file, keeping its time, and a Python module's bytecode if the project has it."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(source, target)
-    if source.suffix != ".py":
-        return
-    compiled = Path(importlib.util.cache_from_source(str(source)))
-    if compiled.is_file():
-        copied = Path(importlib.util.cache_from_source(str(target)))
-        copied.parent.mkdir(exist_ok=True)
-        shutil.copy2(compiled, copied)
 
 
 def worker_uid() -> int | None:

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NoReturn
 
-from grader.sandbox import containment
+from grader.sandbox import containment, runtime
 from grader.sandbox.cleanup import temporary_folder
 from grader.sandbox.containment import Isolation
 from grader.sandbox.inside.protocol import CONTROL_FD
@@ -228,7 +228,7 @@ def _set_up_and_report(folder: Path, wanted: str, report: int) -> NoReturn:
         # The bubblewrap probe leaves a process that outlives bubblewrap: it must come here, to
         # be reaped by the probe, not to the job once this child has gone.
         containment.adopt_orphans()
-        isolation = containment.choose_isolation(containment.prepare_runtime(folder), wanted)
+        isolation = containment.choose_isolation(runtime.prepare_runtime(folder), wanted)
         seccomp = None if isolation.seccomp is None else isolation.seccomp.hex()
         text = json.dumps(
             {"mode": isolation.mode, "runtime": isolation.runtime, "seccomp": seccomp}

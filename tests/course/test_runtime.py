@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from grader.paths import PROJECT_ROOT
-from grader.sandbox.containment import COURSE_RUNTIME
+from grader.sandbox.runtime import COURSE_RUNTIME
 
 
 def imported_modules(path):

@@ -21,6 +21,7 @@ from gradescope_roots import (
 )
 
 from grader.sandbox import containment
+from grader.sandbox.runtime import prepare_runtime
 
 REFUSING_BWRAP = "#!/bin/sh\necho 'bwrap: Unknown option --size' >&2\nexit 1\n"
 # Every option bubblewrap 0.6.1 accepts (its bubblewrap.c, parse_args_recurse), with the number
@@ -115,7 +116,7 @@ def refusing_bwrap(tmp_path, monkeypatch):
 
 def choose(wanted):
     with tempfile.TemporaryDirectory() as folder:
-        return containment.choose_isolation(containment.prepare_runtime(folder), wanted)
+        return containment.choose_isolation(prepare_runtime(folder), wanted)
 
 
 def test_required_bubblewrap_that_cannot_run_is_an_error_not_a_fallback(refusing_bwrap):

@@ -10,7 +10,8 @@ from sandboxes import session_for
 
 from grader.model import CodeUnit, Limits, Submission
 from grader.run import RunSettings, hidden_tests, run_submissions
-from grader.sandbox.containment import adopt_orphans, prepare_runtime
+from grader.sandbox.containment import adopt_orphans
+from grader.sandbox.runtime import prepare_runtime
 from grader.sandbox.session import LoadFailure
 
 PROJECT = Path(__file__).resolve().parents[2]

@@ -15,7 +15,7 @@ import pytest
 from sandboxes import REFERENCE, session_for
 
 from grader.hidden.probes import returns, scenario
-from grader.sandbox import containment
+from grader.sandbox import containment, runtime
 from grader.sandbox.client import SandboxProblem
 from grader.sandbox.forkserver import ForkServer
 from grader.sandbox.session import LoadFailure
@@ -182,13 +182,13 @@ def test_a_worker_keeps_to_the_processor_its_job_chose_and_roams_when_none_was(i
 
 def test_a_job_sets_its_fork_server_up_in_a_child_process_while_it_goes_on(monkeypatch, tmp_path):
     said = tmp_path / "prepared-by"
-    prepare = containment.prepare_runtime
+    prepare = runtime.prepare_runtime
 
     def prepare_and_say_who(folder):
         said.write_text(str(os.getpid()), encoding="ascii")
         return prepare(folder)
 
-    monkeypatch.setattr(containment, "prepare_runtime", prepare_and_say_who)
+    monkeypatch.setattr(runtime, "prepare_runtime", prepare_and_say_who)
     with ForkServer.opening("auto") as opening:
         server = opening.ready()
         output = printed_at_load(server, "print('LOADED')")

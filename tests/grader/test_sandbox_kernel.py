@@ -18,6 +18,7 @@ import pyseccomp
 import pytest
 
 from grader.sandbox import cgroups, containment, syscalls
+from grader.sandbox.runtime import prepare_runtime
 
 REPO = Path(__file__).resolve().parents[2]
 MIB = 1 << 20
@@ -362,7 +363,7 @@ def _in_user_namespace(code: str, tmp_path: Path) -> dict:
 
     The command is the grader's own (grader.sandbox.containment) for a grader without root.
     """
-    isolation = containment.Isolation("bubblewrap", str(containment.prepare_runtime(tmp_path)))
+    isolation = containment.Isolation("bubblewrap", str(prepare_runtime(tmp_path)))
     command = containment.forkserver_command(isolation, PRELUDE + textwrap.dedent(code))
     return _report(subprocess.run(command, capture_output=True, text=True, timeout=30))
 

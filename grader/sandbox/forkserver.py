@@ -184,9 +184,13 @@ class Opening:
         self.report = read_end
 
     def start_if_set_up(self) -> None:
-        """Start the server if the set-up has finished well; never wait for it."""
-        if self.server is None and select.select([self.report], [], [], 0)[0]:
-            with contextlib.suppress(RuntimeError):  # `ready` will raise it again
+        """Start the server if the set-up has finished well; never wait for it.
+
+        The child's report is read once: after that its pipe is closed, and a set-up that
+        failed, or a server that would not start, is left for `ready` to raise again.
+        """
+        if self.outcome is None and select.select([self.report], [], [], 0)[0]:
+            with contextlib.suppress(RuntimeError, OSError):
                 self.ready()
 
     def ready(self) -> ForkServer:
@@ -196,9 +200,9 @@ class Opening:
         cannot run, say).
         """
         if self.server is None:
-            isolation = self._isolation()
-            self.server = ForkServer(isolation, self.worker_core)
-            self.server.spawn_ready()  # it imports while the job goes on
+            server = ForkServer(self._isolation(), self.worker_core)
+            server.spawn_ready()  # it imports while the job goes on
+            self.server = server  # only once started: a failed start is tried again next time
         return self.server
 
     def _isolation(self) -> Isolation:

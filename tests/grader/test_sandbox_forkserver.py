@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -218,3 +219,19 @@ def test_a_job_starts_its_fork_server_without_importing_the_workers_own_code():
     for module in ("guard", "loop", "seal", "forkserver"):
         assert f"'grader.sandbox.inside.{module}'" not in imported
     assert "'grader.sandbox.inside.protocol'" in imported  # where CONTROL_FD is declared
+
+
+def test_a_failed_set_up_is_read_once_and_said_again_whenever_the_server_is_asked_for(
+    monkeypatch,
+):
+    monkeypatch.setenv(containment.ISOLATION_VARIABLE, "process")
+    with ForkServer.opening("bubblewrap") as opening:
+        deadline = time.monotonic() + 30
+        while opening.outcome is None and time.monotonic() < deadline:
+            opening.start_if_set_up()  # as pytest calls it between two collected files
+            time.sleep(0.01)
+        for _ in range(3):  # after the report was read, its pipe is closed: never looked at
+            opening.start_if_set_up()
+        for _ in range(2):
+            with pytest.raises(RuntimeError, match="bubblewrap is required"):
+                opening.ready()

@@ -12,12 +12,12 @@ checks each source's time and size), so writing it again after an update only re
 """
 
 import compileall
-import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+from grader.dispatch import job_environment
 from grader.paths import PROJECT_ROOT
 
 PACKAGES = ("grader", "course")  # what grading processes import from the project itself
@@ -35,9 +35,10 @@ def write_bytecode(root: Path = PROJECT_ROOT) -> None:
             raise RuntimeError(f"{root} holds no {package} package")
         if not compileall.compile_dir(root / package, quiet=1):
             raise RuntimeError(f"{root / package} does not compile")
-    # pytest writes what it rewrote only where Python may write bytecode.
-    environment = {k: v for k, v in os.environ.items() if k != NO_BYTECODE_VARIABLE}
-    environment["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # as a grading job runs
+    # As a grading job starts, except that pytest writes what it rewrote only where Python
+    # may write bytecode.
+    environment = job_environment()
+    environment.pop(NO_BYTECODE_VARIABLE, None)
     with tempfile.TemporaryDirectory(prefix="grader-bytecode-") as folder:
         listing = [sys.executable, "-m", "grader.job", "--list", str(Path(folder) / "tests.json")]
         done = subprocess.run(

@@ -169,6 +169,13 @@ def cores_for_jobs(count: int) -> list[int]:
     return allowed[:count] if len(allowed) > 1 and count <= len(allowed) else []
 
 
+def job_environment() -> dict[str, str]:
+    """Return the environment a job process starts in: this process's, and what a job needs."""
+    # Plugins installed for other reasons (anyio, from Jupyter) would only slow the job down.
+    # The job stops by itself if this process dies (see grader.job.stop_with_parent).
+    return dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", GRADER_PARENT_PID=str(os.getpid()))
+
+
 def run_job(
     arguments: list[str],
     log_path: Path,
@@ -179,11 +186,7 @@ def run_job(
 
     `core`, if given, is the processor the job keeps itself and its workers on.
     """
-    # Plugins installed for other reasons (anyio, from Jupyter) would only slow the job down.
-    # The job stops by itself if this process dies (see grader.job.stop_with_parent).
-    environment = dict(
-        os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", GRADER_PARENT_PID=str(os.getpid())
-    )
+    environment = job_environment()
     if notify_fd is not None:
         environment[NOTIFY_VARIABLE] = str(notify_fd)
     environment.pop(CORE_VARIABLE, None)

@@ -39,10 +39,12 @@ from grader.sandbox.inside.report import (
 from grader.sandbox.inside.rules import (
     CTYPES,
     FRAME_ATTRIBUTES,
+    FRAME_EVENTS,
     LOOP_EVENTS,
     PROC,
     REFUSED,
     WATCHED,
+    reaches_frames,
     snapshot,
     unchanged,
 )
@@ -76,6 +78,8 @@ class Guard:
         self.channel = channel
         self.own_files = own_files
         self.busy = False
+        # Set while the guard itself reads a frame; any other frame read while busy is refused.
+        self.reading_frame = False
         # The student's recursion limit, when it could not be restored.
         self.owed_limit: int | None = None
         self.loop_frame: types.FrameType | None = None
@@ -95,6 +99,11 @@ class Guard:
         could fail there. An event the guard must check fails closed if checking fails.
         """
         if self.busy:
+            if event in FRAME_EVENTS and not self.reading_frame and reaches_frames(event, args):
+                # Student code is running inside the guard, through a special method the guard
+                # should never have called: it must not reach the guard's frames (its key, its
+                # records). The guard keeps to exact built-in methods; this is the backstop.
+                raise self.forbid("running code while the grader reads a value")
             return  # the guard's own doing
         # Slices and set lookups, not str methods: even a built-in method call counts as depth.
         if event[:7] == "grader.":
@@ -121,9 +130,12 @@ class Guard:
         gc.disable()
         try:
             limit = self.student_limit(limit)
-            return self.handle(event, args, sys._getframe(2))  # answer <- hook <- the caller
+            self.reading_frame = True
+            caller = sys._getframe(2)  # answer <- hook <- the caller
+            self.reading_frame = False
+            return self.handle(event, args, caller)
         finally:
-            self.busy = False
+            self.busy = self.reading_frame = False
             if collecting:
                 gc.enable()
             try:
@@ -149,12 +161,12 @@ class Guard:
         return None
 
     def frame_refusal(self, args: tuple[Any, ...]) -> str | None:
-        self.busy = True
+        self.busy = self.reading_frame = True
         try:
             frame = getattr(args[0], args[1], None)
             mine = type(frame) is types.FrameType and frame.f_code.co_filename in self.own_files
         finally:
-            self.busy = False
+            self.busy = self.reading_frame = False
         return "looking at the grader's own frames" if mine else None
 
     def path_refusal(self, path: Any) -> str | None:

@@ -43,6 +43,18 @@ _PLAIN_SCALARS: dict[type, str] = {
     str: "str",
 }
 _SEQUENCES: dict[type, str] = {list: "list", tuple: "tuple", set: "set", frozenset: "frozenset"}
+# The same, as pairs searched by identity: looking a value's type up in a dict would hash it,
+# and a metaclass's __hash__ or __eq__ is student code, which must never run inside the guard.
+_SCALAR_PAIRS = tuple(_PLAIN_SCALARS.items())
+_SEQUENCE_PAIRS = tuple(_SEQUENCES.items())
+
+
+def _name_of(kind: type, pairs: tuple[tuple[type, str], ...]) -> str | None:
+    """Return the name `pairs` give the exact type `kind`, or None; compares by identity only."""
+    for known, name in pairs:
+        if kind is known:
+            return name
+    return None
 
 
 @dataclass(frozen=True)
@@ -68,6 +80,25 @@ def type_name(cls: type) -> str:
     return name if type(name) is str else "?"
 
 
+def entry(mapping: dict[Any, Any], name: str) -> Any:
+    """Return what `mapping` holds under the text `name` (None if nothing), as dict.get would.
+
+    dict.get compares `name` with any stored key of the same hash through that key's own
+    `__eq__`: a str subclass of the student's, with a matching `__hash__`, would run its code
+    inside the guard. Here keys are compared as exact strings: an exact `str` key first, as
+    dict.get finds it, else the first key of a str subclass with that text.
+    """
+    found = None
+    for key, item in dict.items(mapping):
+        kind = type(key)
+        if kind is str:
+            if str.__eq__(key, name):
+                return item
+        elif found is None and issubclass(kind, str) and str.__eq__(key, name):
+            found = (item,)
+    return None if found is None else found[0]
+
+
 def tag(value: object) -> Tagged:
     """Return the tagged picture of `value`; it is plain JSON data of bounded depth and size."""
     return _Tagger().tag(value, 0)
@@ -86,10 +117,12 @@ class _Tagger:
         if depth > MAX_DEPTH:
             return {"t": "deep"}
         kind = type(value)
-        if kind in _PLAIN_SCALARS:
-            return self.scalar(_PLAIN_SCALARS[kind], value)
-        if kind in _SEQUENCES:
-            return self.sequence(_SEQUENCES[kind], kind, value, depth)
+        name = _name_of(kind, _SCALAR_PAIRS)
+        if name is not None:
+            return self.scalar(name, value)
+        name = _name_of(kind, _SEQUENCE_PAIRS)
+        if name is not None:
+            return self.sequence(name, kind, value, depth)
         if kind is dict:
             return self.mapping(value, depth)
         return self.other(kind, value, depth)

@@ -14,7 +14,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from grader.sandbox.inside.kinds import mutate_deeply
-from grader.sandbox.inside.picture import tag, type_name
+from grader.sandbox.inside.picture import entry, tag, type_name
 
 if TYPE_CHECKING:
     from grader.sandbox.inside.protocol import RaisedFact, RunRequest, ScenarioFacts
@@ -22,8 +22,11 @@ if TYPE_CHECKING:
 # Private built-ins: see grader/sandbox/inside/picture.py.
 __builtins__ = dict(vars(builtins))  # type: ignore[assignment]
 
-_SCALARS = (type(None), bool, int, float, str)
 _SEQUENCES = (list, tuple, set, frozenset)
+# An object's identity, like id() but without id()'s audit event, which the guard's hook would
+# see once per node walked (most of a walk's time). CPython hashes a plain object by rotating
+# its address by four bits: one-to-one, and as long-lived as the object, which a walk keeps.
+_identity = object.__hash__
 _WALK_LIMIT = 100_000
 # Deep enough for the tagged picture of any value the pictures carry, whatever the student set.
 _RECURSION_FOR_REPORTS = 2_000
@@ -83,7 +86,7 @@ def _describe(records: Records, released: list[object]) -> ScenarioFacts:
     if records.options.get("mutate_value"):
         for envelope in envelopes:
             if issubclass(type(envelope), dict):
-                mutate_deeply(dict.get(envelope, "value"), released)
+                mutate_deeply(entry(envelope, "value"), released)
         observation["fixtures_after"] = {
             name: tag(fixture) for name, fixture in records.fixtures.items()
         }
@@ -119,21 +122,25 @@ ExceptionState = tuple[object, object, int, object, object]
 
 def exception_state(error: BaseException) -> ExceptionState:
     """Return what an exception carries, read through BaseException's own descriptors only."""
-    notes = dict.get(_INSTANCE_DICT(error), "__notes__")
+    notes = entry(_INSTANCE_DICT(error), "__notes__")
     count = list.__len__(notes) if type(notes) is list else -1
     return (_ARGS(error), notes, count, _CAUSE(error), _SUPPRESS(error))
 
 
 def _tools_changed(records: Records) -> bool:
     tools, stubs = records.tools, records.stubs
-    if type(tools) is not dict or list(dict.keys(tools)) != list(stubs):
+    if type(tools) is not dict or dict.__len__(tools) != len(stubs):
         return True
-    return any(dict.get(tools, name) is not stub for name, stub in stubs.items())
+    # Pair by pair, in order: exact names, the very stubs. No key's own __eq__ is asked.
+    for (key, now), (name, stub) in zip(dict.items(tools), stubs.items(), strict=True):
+        if type(key) is not str or not str.__eq__(key, name) or now is not stub:
+            return True
+    return False
 
 
 def _is_input(envelope: object, records: Records) -> bool:
     request = records.request
-    arguments = dict.get(request, "arguments") if type(request) is dict else None
+    arguments = entry(request, "arguments") if type(request) is dict else None
     return envelope is request or envelope is records.tools or envelope is arguments
 
 
@@ -145,21 +152,33 @@ def shares_with_request(records: Records, arguments: object) -> bool:
 
 def note_return(records: Records, envelope: Any) -> None:
     """Keep the value an envelope carries as invoke_tool returns it, with its containers' ids."""
-    value = dict.get(envelope, "value") if issubclass(type(envelope), dict) else None
+    value = entry(envelope, "value") if issubclass(type(envelope), dict) else None
     records.returned_values.append((value, _containers(value)))
 
 
 def _held(value: object) -> dict[int, object]:
-    """Return every non-scalar object reachable from `value` through lists and dicts, by id."""
+    """Return every non-scalar object reachable from `value` through lists and dicts, by id.
+
+    Exact types are told apart by identity alone, the common case first: this walk runs on
+    every value of every scenario.
+    """
     found: dict[int, object] = {}
     stack: list[Any] = [value]
     while stack and len(found) < _WALK_LIMIT:
         node = stack.pop()
         kind = type(node)
-        if kind in _SCALARS or id(node) in found:
+        if kind is str or kind is int or kind is float or kind is bool or node is None:
             continue
-        found[id(node)] = node
-        if issubclass(kind, dict):
+        key = _identity(node)
+        if key in found:
+            continue
+        found[key] = node
+        if kind is dict:
+            stack.extend(dict.keys(node))
+            stack.extend(dict.values(node))
+        elif kind is list or kind is tuple or kind is set or kind is frozenset:
+            stack.extend(kind.__iter__(node))
+        elif issubclass(kind, dict):
             stack.extend(dict.keys(node))
             stack.extend(dict.values(node))
         else:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
+from grader.sandbox.inside.picture import entry
+
 # Private built-ins: see grader/sandbox/inside/picture.py.
 __builtins__ = dict(vars(builtins))  # type: ignore[assignment]
 
@@ -40,6 +42,8 @@ CTYPES = frozenset(("ctypes", "_ctypes"))
 # Attributes that lead from an object to a frame: refused when the frame is the guard's.
 # (f_back and f_globals raise no event; the loop's frames below student code hold nothing.)
 FRAME_ATTRIBUTES = frozenset(("tb_frame", "gi_frame", "cr_frame", "ag_frame"))
+# The events that read a frame: refused while the guard is busy, unless the guard reads it.
+FRAME_EVENTS = frozenset(("sys._getframe", "object.__getattr__"))
 PROC = ("/proc", "/dev/fd")
 # The events the loop sends; each must come from the loop's own frame.
 LOOP_EVENTS = frozenset(
@@ -55,9 +59,16 @@ LOOP_EVENTS = frozenset(
 )
 
 
+def reaches_frames(event: str, args: tuple[Any, ...]) -> bool:
+    """Say whether one of FRAME_EVENTS reads a frame: sys._getframe, or a frame attribute."""
+    if event == "sys._getframe":
+        return True
+    return type(args[1]) is str and args[1] in FRAME_ATTRIBUTES
+
+
 def snapshot(namespace: dict[str, Any]) -> Snapshot:
     """Return copies of a module's globals and of its private built-ins, to compare with later."""
-    builtins_copy = dict.get(namespace, "__builtins__")
+    builtins_copy = entry(namespace, "__builtins__")
     return dict(namespace), dict(builtins_copy) if type(builtins_copy) is dict else {}
 
 
@@ -68,7 +79,7 @@ def unchanged(namespace: dict[str, Any], snapshot: Snapshot) -> bool:
     str subclass whose `__eq__` would run inside the guard.
     """
     names, builtins_copy = snapshot
-    current = dict.get(namespace, "__builtins__")
+    current = entry(namespace, "__builtins__")
     if type(current) is not dict:
         return False
     for now, before in ((namespace, names), (current, builtins_copy)):

@@ -1,0 +1,168 @@
+"""The guard reads student values without running student code, and refuses frames if it ever does.
+
+While the guard describes a scenario its checks are off, so a special method of the student's
+that it called by mistake (a metaclass's `__hash__` or `__eq__`, a str subclass's `__eq__` met in
+a dict lookup) would run with the guard's frames, its key and its records on the stack. Each
+cheat below plants such a method where the guard reads; the method prints a mark and tries
+to reach the guard's frames. Its twin is the same code without the special method: the mark
+must never be printed, and the grader must see exactly what it sees of the twin.
+"""
+
+import sys
+
+import pytest
+from sandboxes import reference_with, session_for
+
+from grader.hidden.probes import raises, returns, scenario
+from grader.sandbox.client import SandboxProblem
+from grader.sandbox.inside import rules
+from grader.sandbox.inside.guard import Guard
+
+MARK = "RAN-INSIDE-THE-GUARD"
+# What the cheat's special method does when it runs: look for the guard's frames above it and
+# print the mark if it finds one. (The student's own dict operations run it too, harmlessly, and
+# the worker's loop is below every line of student code: neither is the guard.)
+INSIDE = (
+    "        import sys\n"
+    "        GUARD_FILES = ('guard.py', 'report.py', 'picture.py', 'rules.py', 'kinds.py')\n"
+    "        frame = sys._getframe(1)\n"
+    "        while frame is not None:\n"
+    "            if frame.f_code.co_filename.endswith(GUARD_FILES):\n"
+    f"                print({MARK!r}, frame.f_code.co_name)\n"
+    "                break\n"
+    "            frame = frame.f_back\n"
+)
+# Classes with a special method of the student's (CHEAT), or without it (the twin).
+CLASSES = (
+    "class _Meta(type):\n"
+    "    def __hash__(cls):\n"
+    "HASH_BODY"
+    "        return type.__hash__(cls)\n"
+    "    def __eq__(cls, other):\n"
+    "EQ_BODY"
+    "        return type.__eq__(cls, other)\n"
+    "class Passenger(metaclass=_Meta):\n"
+    "    pass\n"
+    "class Key(str):\n"
+    "    def __hash__(self):\n"
+    "HASH_BODY"
+    "        return str.__hash__(self)\n"
+    "    def __eq__(self, other):\n"
+    "EQ_BODY"
+    "        return str.__eq__(self, other)\n"
+)
+# Where each cheat puts its object: somewhere the guard reads when invoke_tool returns or raises.
+PLACES = {
+    "a-type-in-the-envelope": (
+        "    envelope = _honest(request, tools, **options)\n"
+        "    envelope['passenger'] = Passenger()\n"
+        "    return envelope\n"
+    ),
+    "an-envelope-key-shaped-like-value": (
+        "    envelope = _honest(request, tools, **options)\n"
+        "    envelope[Key('value')] = envelope.pop('value')\n"
+        "    return envelope\n"
+    ),
+    "a-tools-key-shaped-like-the-tool": (
+        "    envelope = _honest(request, tools, **options)\n"
+        "    tools[Key('probe')] = tools.pop('probe')\n"
+        "    return envelope\n"
+    ),
+    "a-request-key-shaped-like-arguments": (
+        "    envelope = _honest(request, tools, **options)\n"
+        "    request[Key('arguments')] = request.pop('arguments')\n"
+        "    return envelope\n"
+    ),
+}
+TEMPLATE = "\n" + CLASSES + "def invoke_tool(request, tools, **options):\n"
+
+
+def submission(place, cheat):
+    body = INSIDE if cheat else ""
+    code = TEMPLATE.replace("HASH_BODY", body).replace("EQ_BODY", body) + PLACES[place]
+    return reference_with(code)
+
+
+def raising_submission(cheat):
+    """A tool's exception goes back up with a note key shaped like `__notes__`."""
+    body = INSIDE if cheat else ""
+    code = TEMPLATE.replace("HASH_BODY", body).replace("EQ_BODY", body) + (
+        "    try:\n"
+        "        tools[request['tool']](request['arguments'])\n"
+        "    except BaseException as error:\n"
+        "        error.__dict__[Key('__notes__')] = ['x']\n"
+        "        raise\n"
+    )
+    return reference_with(code)
+
+
+FACTS = ("envelopes", "raised", "request_after", "tools_changed", "request_changed", "forbidden")
+
+
+def seen(server, source, test):
+    """Run one scenario; return what the grader saw of it, and what the code printed."""
+    session = session_for(server, source, timeout=20.0, test_timeout=5.0)
+    try:
+        try:
+            observation = session.call(test)
+            facts = {name: observation[name] for name in FACTS}
+        except SandboxProblem as problem:
+            facts = {"status": problem.status}
+        return facts, session.take_output()
+    finally:
+        session.stop()
+
+
+@pytest.mark.parametrize("place", sorted(PLACES))
+def test_a_special_method_where_the_guard_reads_never_runs(fork_server, place):
+    test = scenario(returns({"n": 1}))
+    cheat, printed = seen(fork_server, submission(place, cheat=True), test)
+    twin, _ = seen(fork_server, submission(place, cheat=False), test)
+    assert MARK not in printed
+    assert cheat == twin
+
+
+def test_a_key_planted_in_a_raised_exception_never_runs(fork_server):
+    test = scenario(raises("value_error"))
+    cheat, printed = seen(fork_server, raising_submission(cheat=True), test)
+    twin, _ = seen(fork_server, raising_submission(cheat=False), test)
+    assert MARK not in printed
+    assert cheat == twin
+    assert cheat["raised"]["same_object"] is True  # the tool's own exception, read as such
+
+
+def busy_guard():
+    guard = Guard(channel=None, own_files=frozenset())  # type: ignore[arg-type]
+    guard.busy = True
+    return guard
+
+
+@pytest.mark.parametrize(
+    ("event", "arguments"),
+    [
+        ("sys._getframe", (sys._getframe(),)),
+        ("object.__getattr__", (None, "tb_frame")),
+        ("object.__getattr__", (None, "gi_frame")),
+    ],
+)
+def test_code_that_reads_a_frame_while_the_guard_is_busy_is_forbidden(event, arguments):
+    guard = busy_guard()
+    with pytest.raises(RuntimeError, match="does not allow running code while the grader"):
+        guard.hook(event, arguments)
+    assert guard.forbidden == ["running code while the grader reads a value"]
+
+
+def test_the_guard_reading_a_frame_itself_while_busy_is_allowed():
+    guard = busy_guard()
+    guard.reading_frame = True
+    guard.hook("sys._getframe", (sys._getframe(),))
+    guard.hook("object.__getattr__", (None, "tb_frame"))
+    assert guard.forbidden == []
+
+
+def test_other_events_while_the_guard_is_busy_pass_quietly():
+    guard = busy_guard()
+    for event, arguments in [("builtins.id", (1,)), ("object.__getattr__", (None, "f_code"))]:
+        guard.hook(event, arguments)
+    assert guard.forbidden == []
+    assert rules.reaches_frames("object.__getattr__", (None, "ag_frame"))

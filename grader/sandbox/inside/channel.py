@@ -15,6 +15,7 @@ from _json import encode_basestring_ascii, make_encoder
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from grader.sandbox.inside.picture import type_name
+from grader.sandbox.inside.protocol import READ_BYTES
 
 if TYPE_CHECKING:
     from grader.sandbox.inside.protocol import WorkerMessage
@@ -51,7 +52,9 @@ class Channel:
     """Requests in, signed replies out, on the two fixed descriptors."""
 
     def __init__(self) -> None:
-        self.buffer = b""
+        # A bytearray grows in place and is searched only where it grew: a megabyte request
+        # arrives in pipe-sized pieces, and re-copying or re-scanning it per piece is quadratic.
+        self.buffer = bytearray()
         self.key = b""
 
     def receive(self) -> Any:
@@ -60,19 +63,24 @@ class Channel:
         Which request it is (grader/sandbox/inside/protocol.py), the caller knows from where
         the exchange stands: the first is the Hello, a tool call's answer is a ToolAnswer.
         """
-        while b"\n" not in self.buffer:
-            chunk = _read(REQUEST_FD, 1 << 16)
+        end = self.buffer.find(b"\n")
+        while end < 0:
+            chunk = _read(REQUEST_FD, READ_BYTES)
             if not chunk:
                 return None
+            end = chunk.find(b"\n")
+            if end >= 0:
+                end += len(self.buffer)
             self.buffer += chunk
-        line, _, self.buffer = self.buffer.partition(b"\n")
-        return _scan(line.decode("utf-8"), 0)[0]
+        text = self.buffer[:end].decode("utf-8")
+        del self.buffer[: end + 1]
+        return _scan(text, 0)[0]
 
     def send(self, message: WorkerMessage) -> None:
         """Write one reply, signed with the key."""
         self.send_text(dumps(message))
 
     def send_text(self, text: str) -> None:
-        data = self.key + b" " + text.encode("ascii") + b"\n"
-        while data:
+        data = memoryview(self.key + b" " + text.encode("ascii") + b"\n")
+        while data:  # a view, so a long reply is not copied again after each partial write
             data = data[_write(REPLY_FD, data) :]

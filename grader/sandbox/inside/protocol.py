@@ -23,6 +23,11 @@ from typing import Any, Literal, NotRequired, TypedDict, final
 # importing the worker's own code.
 CONTROL_FD = 3
 
+# What one read of a channel pipe asks for: the size of a pipe's buffer, so a read takes all
+# there is. Asking for more gains nothing and costs every read an allocation of that size
+# (a megabyte is mapped and unmapped by malloc on each read, even for a ten-byte message).
+READ_BYTES = 1 << 16
+
 Tagged = dict[str, Any]  # a tagged picture of a value (picture.py)
 
 

@@ -7,7 +7,15 @@ import math
 
 import pytest
 
-from grader.sandbox.inside.picture import MAX_DEPTH, MAX_STR, Limit, Opaque, tag, untag
+from grader.sandbox.inside.picture import (
+    MAX_DEPTH,
+    MAX_STR,
+    SHARED_TEXT,
+    Limit,
+    Opaque,
+    tag,
+    untag,
+)
 from grader.sandbox.values import same_json
 
 PLAIN = {
@@ -80,6 +88,39 @@ def test_cycles_and_depth_are_bounded():
 
 def test_long_strings_are_cut():
     assert through_json("x" * (MAX_STR + 5)) == Limit("cut", "x" * MAX_STR)
+
+
+class Text(str):
+    pass
+
+
+def test_a_long_text_repeated_is_carried_once_and_comes_back_everywhere():
+    text = "a" * 100_000
+    value = [text] * 6 + ["b" + text[1:]]  # equal copies, and one that differs at the start
+    carried = json.dumps(tag(value))
+    assert len(carried) < 2 * len(text) + 1000
+    assert through_json(value) == value
+
+
+def test_long_texts_are_matched_in_the_order_the_picture_is_taken():
+    long_key, long_value = "k" * SHARED_TEXT, "v" * SHARED_TEXT
+    value = {
+        long_key: [long_value, long_key],
+        "tail": (Text(long_value), long_value, "k" * (SHARED_TEXT - 1)),
+        long_value: long_key,
+    }
+    decoded = through_json(value)
+    assert list(decoded) == [long_key, "tail", long_value]
+    assert decoded[long_key] == [long_value, long_key]
+    assert decoded["tail"] == (Opaque("Text", "str", long_value), long_value, "k" * 1023)
+    assert decoded[long_value] == long_key
+
+
+def test_a_copied_text_and_an_equal_one_give_one_picture():
+    text = "é" * SHARED_TEXT
+    copy = "".join(reversed(text))  # equal, but another object
+    assert copy is not text
+    assert tag([text, copy]) == tag([text, text])
 
 
 def test_same_json_ignores_key_order_but_not_types():

@@ -11,6 +11,12 @@ exact type of every node, so the trusted side can judge "same types at every dep
     {"t": "other", "type": "IntEnum name", "base": "int" or null, "v": tagged base content or null}
     {"t": "deep"} | {"t": "many"} : the value was deeper or larger than the picture may be
     {"t": "cut", "v": "first characters", "size": n} : a string too long to carry whole
+    {"t": "same", "v": k} : the same text as the k-th long "str" node of this picture
+
+A long text (SHARED_TEXT characters or more) is carried once per picture: a megabyte result
+made of one text repeated crosses the pipe once, not once per copy. Long "str" nodes are
+numbered in the order the picture is taken (depth first, a dict's key before its value), which
+is the order `untag` reads them in, so a picture still describes its value exactly.
 
 Taking the picture never calls the object's own methods (no `__repr__`, `__iter__` or
 `__eq__` of a subclass), so a value cannot run code or hide its content while it is described.
@@ -33,6 +39,7 @@ __builtins__ = dict(vars(builtins))  # type: ignore[assignment]
 MAX_DEPTH = 120
 MAX_NODES = 20_000
 MAX_STR = 200_000
+SHARED_TEXT = 1024
 
 _TYPE_NAME = type.__dict__["__name__"]
 _PLAIN_SCALARS: dict[type, str] = {
@@ -109,6 +116,8 @@ class _Tagger:
 
     def __init__(self) -> None:
         self.nodes = 0
+        # Each long text already carried, by its exact str (no student code hashes it).
+        self.texts: dict[str, int] = {}
 
     def tag(self, value: object, depth: int) -> Tagged:
         self.nodes += 1
@@ -139,6 +148,11 @@ class _Tagger:
         text = str.__str__(value)
         if len(text) > MAX_STR:
             return {"t": "cut", "v": text[:MAX_STR], "size": len(text)}
+        if len(text) >= SHARED_TEXT:
+            number = self.texts.get(text)
+            if number is not None:
+                return {"t": "same", "v": number}
+            self.texts[text] = len(self.texts)
         return {"t": "str", "v": text}
 
     def sequence(self, name: str, base: Any, value: object, depth: int) -> Tagged:
@@ -168,25 +182,41 @@ class _Tagger:
 
 def untag(tagged: Tagged) -> Any:
     """Rebuild the value a tagged picture describes, with the exact built-in types it names."""
-    kind = tagged["t"]
-    if kind == "none":
-        return None
-    if kind == "bool":
-        return tagged["v"] is True
-    if kind == "int":
-        return int(tagged["v"], 16)
-    if kind == "float":
-        return float.fromhex(tagged["v"])
-    if kind == "str":
-        return tagged["v"]
-    if kind in ("list", "tuple", "set", "frozenset"):
-        items = [untag(item) for item in tagged["v"]]
-        return {"list": list, "tuple": tuple, "set": set, "frozenset": frozenset}[kind](items)
-    if kind == "dict":
-        return {untag(key): untag(item) for key, item in tagged["v"]}
-    if kind == "other":
-        content = None if tagged["v"] is None else untag(tagged["v"])
-        return Opaque(tagged["type"], tagged["base"], content)
-    if kind == "cut":
-        return Limit("cut", tagged["v"])
-    return Limit(kind)
+    return _Untagger().untag(tagged)
+
+
+class _Untagger:
+    """Rebuild one picture, keeping its long texts in order for the "same" nodes."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def untag(self, tagged: Tagged) -> Any:
+        kind = tagged["t"]
+        if kind == "none":
+            return None
+        if kind == "bool":
+            return tagged["v"] is True
+        if kind == "int":
+            return int(tagged["v"], 16)
+        if kind == "float":
+            return float.fromhex(tagged["v"])
+        if kind == "str":
+            text = tagged["v"]
+            if len(text) >= SHARED_TEXT:
+                self.texts.append(text)
+            return text
+        if kind == "same":
+            return self.texts[tagged["v"]]
+        if kind in ("list", "tuple", "set", "frozenset"):
+            items = [self.untag(item) for item in tagged["v"]]
+            return {"list": list, "tuple": tuple, "set": set, "frozenset": frozenset}[kind](items)
+        if kind == "dict":
+            pairs = [(self.untag(key), self.untag(item)) for key, item in tagged["v"]]
+            return dict(pairs)
+        if kind == "other":
+            content = None if tagged["v"] is None else self.untag(tagged["v"])
+            return Opaque(tagged["type"], tagged["base"], content)
+        if kind == "cut":
+            return Limit("cut", tagged["v"])
+        return Limit(kind)

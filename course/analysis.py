@@ -6,11 +6,16 @@ defines and uses nothing.
 """
 
 import ast
+import functools
 import symtable
 
 STUB = "NotImplementedError"  # what an exercise's body raises until the student writes it
 
 
+# Parsed once per distinct source: a class's notebooks share most cells (the lessons' own), and
+# reading every student's copy of each again was most of the time it takes to load a class.
+# The trees and tables are only read, never changed.
+@functools.lru_cache(maxsize=512)
 def _tree(source: str) -> ast.Module | None:
     try:
         return ast.parse(source)
@@ -18,6 +23,7 @@ def _tree(source: str) -> ast.Module | None:
         return None
 
 
+@functools.lru_cache(maxsize=512)
 def _table(source: str) -> symtable.SymbolTable | None:
     try:
         return symtable.symtable(source, "<cell>", "exec")

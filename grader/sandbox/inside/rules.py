@@ -7,6 +7,7 @@ from student code.
 from __future__ import annotations
 
 import builtins
+import operator
 from typing import Any
 
 from grader.sandbox.inside.picture import entry
@@ -14,8 +15,15 @@ from grader.sandbox.inside.picture import entry
 # Private built-ins: see grader/sandbox/inside/picture.py.
 __builtins__ = dict(vars(builtins))  # type: ignore[assignment]
 
-# What `snapshot` keeps of a module: its globals and its private built-ins, as they were.
-Snapshot = tuple[dict[str, Any], dict[str, Any]]
+# What `snapshot` keeps of a module: its globals' keys and values, its private built-ins (None if
+# they are not a dict) and their keys and values, as they were.
+Snapshot = tuple[
+    tuple[object, ...],
+    tuple[object, ...],
+    dict[str, Any] | None,
+    tuple[object, ...],
+    tuple[object, ...],
+]
 
 # Events refused whenever student code raises them, with how the message names them.
 REFUSED = {
@@ -67,28 +75,34 @@ def reaches_frames(event: str, args: tuple[Any, ...]) -> bool:
 
 
 def snapshot(namespace: dict[str, Any]) -> Snapshot:
-    """Return copies of a module's globals and of its private built-ins, to compare with later."""
-    builtins_copy = entry(namespace, "__builtins__")
-    return dict(namespace), dict(builtins_copy) if type(builtins_copy) is dict else {}
+    """Return what a module's globals and its private built-ins hold now, to compare with later."""
+    private = entry(namespace, "__builtins__")
+    if type(private) is not dict:
+        return (tuple(dict.keys(namespace)), tuple(dict.values(namespace)), None, (), ())
+    held = (tuple(dict.keys(private)), tuple(dict.values(private)))
+    return (tuple(dict.keys(namespace)), tuple(dict.values(namespace)), private, *held)
 
 
 def unchanged(namespace: dict[str, Any], snapshot: Snapshot) -> bool:
-    """Say whether `namespace` (and its built-ins) hold the very objects of `snapshot`.
+    """Say whether `namespace` and its built-ins hold the very keys and objects of `snapshot`.
 
-    Exact-type checks and lookups of exact `str` keys only: a key a submission added could be a
-    str subclass whose `__eq__` would run inside the guard.
+    Compared by identity, in order, in C (this runs at every event of the loop): no key's or
+    value's own methods run, and a key put back after it was taken out counts as a change.
+    The namespace's values include its `__builtins__`, so that dict is still the one kept.
     """
-    names, builtins_copy = snapshot
-    current = entry(namespace, "__builtins__")
-    if type(current) is not dict:
+    keys, values, private, private_keys, private_values = snapshot
+    if private is None:
         return False
-    for now, before in ((namespace, names), (current, builtins_copy)):
-        if len(now) != len(before):
-            return False
-        for key, value in dict.items(now):
-            if type(key) is not str or dict.get(before, key, _MISSING) is not value:
-                return False
-    return True
+    return _holds(namespace, keys, values) and _holds(private, private_keys, private_values)
 
 
-_MISSING = object()
+def _holds(mapping: dict[str, Any], keys: tuple[object, ...], values: tuple[object, ...]) -> bool:
+    """Say whether `mapping` holds exactly `keys` and `values`, the very objects, in order."""
+    return (
+        dict.__len__(mapping) == len(keys)
+        and all(map(_same, dict.keys(mapping), keys))
+        and all(map(_same, dict.values(mapping), values))
+    )
+
+
+_same = operator.is_

@@ -35,7 +35,7 @@ def serve() -> None:
     # (through a stand-in's __globals__ or this frame's f_globals), never this frame's locals.
     audit, modules, streams, stand_in = sys.audit, sys.modules, (sys.stdout, sys.stderr), tool
     module_type, run, flushing, get = types.ModuleType, run_cells, flush, dict.get
-    check = visible_checks_json
+    check, times, escaped = visible_checks_json, range, BaseException
     invoke_tool: Any = None  # whatever the submission defined under that name
     while True:
         box: list[Any] = [None, None]  # the guard puts the work in it
@@ -48,12 +48,12 @@ def serve() -> None:
             modules["submission"] = modules["__main__"] = module
             try:
                 outcome = run(message["units"], module.__dict__)
-            except BaseException as error:  # sys.exit at import is the student's to hear about
+            except escaped as error:  # sys.exit at import is the student's to hear about
                 outcome = error
             if message["check"]:
                 try:
                     checked = check(module.__dict__)
-                except BaseException:  # the checks' own text says how each one went
+                except escaped:  # the checks' own text says how each one went
                     checked = None
                 flushing(streams)
                 audit("grader.checked", None, outcome, checked)
@@ -68,10 +68,10 @@ def serve() -> None:
         tools = {name: stand_in(name, audit, name in falsy) for name in message["tools"]}
         request, keyword = message["request"], message["keyword"]
         audit("grader.begin", None, tools)
-        for _ in range(message["repeat"]):
+        for _ in times(message["repeat"]):
             try:
                 envelope = invoke_tool(request, tools, **keyword)
-            except BaseException as error:  # any escape is data for the tests
+            except escaped as error:  # any escape is data for the tests
                 audit("grader.raised", None, error)
                 error = None
                 break

@@ -11,12 +11,12 @@ import symtable
 
 STUB = "NotImplementedError"  # what an exercise's body raises until the student writes it
 
+# Each answer below is kept per distinct source, as a few names: a class's notebooks share most
+# cells (the lessons' own), and reading every student's copy of each again was most of the time
+# it takes to load a class. (Keeping the parsed trees instead held 7 MiB more at 100 students.)
+_REMEMBERED = 512  # distinct sources, each kept as its text and a few names
 
-# Parsed once per distinct source: a class's notebooks share most cells (the lessons' own), and
-# reading every student's copy of each again was most of the time it takes to load a class.
-# The trees and tables are only read, never changed. 128 holds the lessons' cells (about 85)
-# while each student's own pass through; 512 held 7 MiB more at a class of 100.
-@functools.lru_cache(maxsize=128)
+
 def _tree(source: str) -> ast.Module | None:
     try:
         return ast.parse(source)
@@ -24,7 +24,6 @@ def _tree(source: str) -> ast.Module | None:
         return None
 
 
-@functools.lru_cache(maxsize=128)
 def _table(source: str) -> symtable.SymbolTable | None:
     try:
         return symtable.symtable(source, "<cell>", "exec")
@@ -34,11 +33,16 @@ def _table(source: str) -> symtable.SymbolTable | None:
 
 def defined_names(source: str) -> set[str]:
     """Return the names a cell binds at its top level (assignments, defs, classes, imports)."""
+    return set(_defined_names(source))
+
+
+@functools.lru_cache(maxsize=_REMEMBERED)
+def _defined_names(source: str) -> frozenset[str]:
     table = _table(source)
     if table is None:
-        return set()
+        return frozenset()
     names = {s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported()}
-    return names | _declared_globals(table)
+    return frozenset(names | _declared_globals(table))
 
 
 def _declared_globals(table: symtable.SymbolTable) -> set[str]:
@@ -51,8 +55,13 @@ def _declared_globals(table: symtable.SymbolTable) -> set[str]:
 
 def used_globals(source: str) -> set[str]:
     """Return the global names a cell reads, at its top level or inside its functions."""
+    return set(_used_globals(source))
+
+
+@functools.lru_cache(maxsize=_REMEMBERED)
+def _used_globals(source: str) -> frozenset[str]:
     table = _table(source)
-    return set() if table is None else _reads(table, top=True)
+    return frozenset() if table is None else frozenset(_reads(table, top=True))
 
 
 def _reads(table: symtable.SymbolTable, top: bool = False) -> set[str]:
@@ -66,15 +75,20 @@ def _reads(table: symtable.SymbolTable, top: bool = False) -> set[str]:
 
 def stubbed_functions(source: str) -> set[str]:
     """Return the top-level functions of a cell whose body still raises NotImplementedError."""
+    return set(_stubbed_functions(source))
+
+
+@functools.lru_cache(maxsize=_REMEMBERED)
+def _stubbed_functions(source: str) -> frozenset[str]:
     tree = _tree(source)
     if tree is None:
-        return set()
-    return {
+        return frozenset()
+    return frozenset(
         node.name
         for node in tree.body
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
         and any(_raises_stub(statement) for statement in node.body)
-    }
+    )
 
 
 def _raises_stub(statement: ast.stmt) -> bool:
@@ -84,6 +98,7 @@ def _raises_stub(statement: ast.stmt) -> bool:
     return isinstance(raised, ast.Name) and raised.id == STUB
 
 
+@functools.lru_cache(maxsize=_REMEMBERED)
 def has_star_import(source: str) -> bool:
     """Return True when the cell runs `from x import *`, which defines names no reading lists."""
     tree = _tree(source)

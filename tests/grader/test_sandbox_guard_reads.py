@@ -17,6 +17,7 @@ from grader.hidden.probes import raises, returns, scenario
 from grader.sandbox.client import SandboxProblem
 from grader.sandbox.inside import rules
 from grader.sandbox.inside.guard import Guard
+from grader.sandbox.inside.picture import entry
 
 MARK = "RAN-INSIDE-THE-GUARD"
 # What the cheat's special method does when it runs: look for the guard's frames above it and
@@ -166,3 +167,71 @@ def test_other_events_while_the_guard_is_busy_pass_quietly():
         guard.hook(event, arguments)
     assert guard.forbidden == []
     assert rules.reaches_frames("object.__getattr__", (None, "ag_frame"))
+
+
+class Shaped(str):
+    """A str subclass whose hash matches its text and whose __eq__ (never equal) is counted."""
+
+    asked = 0
+
+    def __hash__(self):
+        return str.__hash__(self)
+
+    def __eq__(self, other):
+        Shaped.asked += 1
+        return False
+
+
+def test_a_dict_is_read_by_exact_text_without_asking_its_keys():
+    shaped_first = {Shaped("value"): "shaped", "value": "exact", "other": 1}
+    only_shaped = {Shaped("value"): "shaped"}
+    Shaped.asked = 0  # building the dicts asked it; reading them must not
+    assert entry(shaped_first, "value") == "exact"  # the exact key, as dict.get finds it
+    assert entry(only_shaped, "value") == "shaped"  # a subclass with that text, else
+    assert entry(only_shaped, "missing") is None
+    assert Shaped.asked == 0
+
+
+def namespace():
+    return {"name": object(), "__builtins__": {"len": len, "range": range}}
+
+
+def test_the_loops_module_is_unchanged_while_it_holds_the_very_same_objects():
+    module = namespace()
+    kept = rules.snapshot(module)
+    assert rules.unchanged(module, kept)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "replace a value",
+        "replace a built-in",
+        "add a name",
+        "take a name out and put it back",
+        "swap the built-ins",
+    ],
+)
+def test_any_change_to_the_loops_module_is_seen(change):
+    module = namespace()
+    kept = rules.snapshot(module)
+    if change == "replace a value":
+        module["name"] = object()
+    elif change == "replace a built-in":
+        module["__builtins__"]["range"] = lambda *a: []
+    elif change == "add a name":
+        module["extra"] = 1
+    elif change == "take a name out and put it back":
+        module["name"] = module.pop("name")
+    else:
+        module["__builtins__"] = dict(module["__builtins__"])
+    assert not rules.unchanged(module, kept)
+
+
+def test_a_key_shaped_like_a_name_is_a_change_and_is_never_asked():
+    module = namespace()
+    kept = rules.snapshot(module)
+    module[Shaped("name")] = module.pop("name")
+    Shaped.asked = 0
+    assert not rules.unchanged(module, kept)
+    assert Shaped.asked == 0

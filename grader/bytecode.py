@@ -17,8 +17,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from grader.dispatch import job_environment
 from grader.paths import PROJECT_ROOT
+from grader.warm import job_environment
 
 PACKAGES = ("grader", "course")  # what grading processes import from the project itself
 NO_BYTECODE_VARIABLE = "PYTHONDONTWRITEBYTECODE"

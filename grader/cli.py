@@ -18,6 +18,7 @@ from grader.reports import class_report
 from grader.run import RunSettings
 from grader.sandbox import containment
 from grader.shards import Shard, gather
+from grader.warm import WarmJobs
 
 DEFAULT_OUT = Path("grades")
 DEFAULTS = Limits()
@@ -32,6 +33,7 @@ class _GradeOptions(TypedDict, total=False):
     gradebook: GradebookSettings
     shard: Shard | None
     merge: list[Path]
+    warm: WarmJobs | None
 
 
 class _Parser(argparse.ArgumentParser):
@@ -177,8 +179,21 @@ def _positive(kind: Callable[[str], Number]) -> Callable[[str], Number]:
     return convert
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; return the process exit code."""
+def main(argv: Sequence[str] | None = None, warm: WarmJobs | None = None) -> int:
+    """Run the command line; return the process exit code.
+
+    `warm` holds the jobs `python -m grader` started ahead for a `grade` (grader.warm); those
+    the run does not take are let go when it ends, however it ends.
+    """
+    try:
+        return _run(argv, warm)
+    finally:
+        if warm is not None:
+            warm.close()
+
+
+def _run(argv: Sequence[str] | None, warm: WarmJobs | None) -> int:
+    """Parse the command line and run its command."""
     try:
         args = build_parser().parse_args(argv)
         if args.command == "selfcheck":
@@ -208,6 +223,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             gradebook=gradebook_settings(args),
             shard=args.shard,
             merge=args.merge,
+            warm=warm,
         )
     except UsageError as error:
         print(f"grader: error: {error}", file=sys.stderr)
@@ -247,7 +263,7 @@ def _grade(
         except RuntimeError as error:
             raise UsageError(str(error)) from None
     progress = ProgressBar(sys.stderr)
-    settings = RunSettings(jobs=jobs, limits=limits, isolation=isolation)
+    settings = RunSettings(jobs=jobs, limits=limits, isolation=isolation, warm=more.get("warm"))
     try:
         with stop_on_signals():
             grades = grade_submissions(

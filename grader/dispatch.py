@@ -21,9 +21,8 @@ from pathlib import Path
 from grader.jobfiles import JobEntry, JobSettings, copy_job_input, deal_job_inputs
 from grader.model import CodeUnit, Submission
 from grader.sandbox.inside.protocol import CodeUnitMessage
+from grader.warm import CORE_VARIABLE, NOTIFY_VARIABLE, WarmJobs, job_environment
 
-NOTIFY_VARIABLE = "GRADER_NOTIFY_FD"  # where a job finds the notification pipe
-CORE_VARIABLE = "GRADER_JOB_CORE"  # the processor a job keeps itself and its workers on
 FACTS = "facts.json"  # what a job writes beside its results once its hidden tests are collected
 POLL_SECONDS = 0.5  # only where pidfds are missing: how often ended jobs are looked for
 STOP_GRACE_SECONDS = 5.0
@@ -50,18 +49,28 @@ class Jobs:
     """The job processes of one run, the pipe they notify on, and the jobs started again."""
 
     def __init__(
-        self, submissions: Iterable[Submission], count: int, settings: JobSettings, folder: Path
+        self,
+        submissions: Iterable[Submission],
+        count: int,
+        settings: JobSettings,
+        folder: Path,
+        warm: WarmJobs | None = None,
     ) -> None:
         """Start `count` jobs over `submissions`, dealt out in turn, each with `settings`.
 
-        `settings` is the job input's own part (limits and isolation: see grader.job).
+        `settings` is the job input's own part (limits and isolation: see grader.job). `warm`
+        holds jobs the command started ahead (grader.warm): they are handed their work first.
         """
         self.folder = folder
         self.settings = settings
         self.submissions: list[Submission] = []  # as the parent keeps them: without their code
         (folder / "results").mkdir()
+        self.warm = warm if warm is not None and warm.claim() else None
         # The writing end stays open here too: a job started again later is handed it.
-        self.notify_read, self.notify_write = os.pipe()
+        if self.warm is not None:
+            self.notify_read, self.notify_write = self.warm.notify_read, self.warm.notify_write
+        else:
+            self.notify_read, self.notify_write = os.pipe()
         self.jobs: list[JobProcess] = []
         self.cores = cores_for_jobs(count)
         try:
@@ -70,6 +79,8 @@ class Jobs:
             for number, indexes in enumerate(dealt):
                 if indexes:  # fewer submissions than jobs: the extra ones are never started
                     self.jobs.append(self._start(number, indexes, paths[number], attempt=0))
+            if self.warm is not None:
+                self.warm.release()  # those this run does not need leave
         except BaseException:
             self.stop()
             self.close()
@@ -103,7 +114,9 @@ class Jobs:
         log = input_path.with_suffix(".log")
         arguments = [str(input_path), str(self.folder / "results")]
         core = self.cores[number] if number < len(self.cores) else None
-        process = run_job(arguments, log, self.notify_write, core)
+        process = None if self.warm is None else self.warm.hand(arguments, str(log), core)
+        if process is None:
+            process = run_job(arguments, log, self.notify_write, core)
         pidfd = _pidfd(process.pid)
         return JobProcess(number, indexes, process, log, input_path, pidfd, attempt=attempt)
 
@@ -140,6 +153,8 @@ class Jobs:
             if job.pidfd is not None:
                 os.close(job.pidfd)
                 job.pidfd = None
+        if self.warm is not None:
+            self.warm.release()
         os.close(self.notify_read)
         os.close(self.notify_write)
 
@@ -167,13 +182,6 @@ def cores_for_jobs(count: int) -> list[int]:
     except (AttributeError, OSError):
         return []
     return allowed[:count] if len(allowed) > 1 and count <= len(allowed) else []
-
-
-def job_environment() -> dict[str, str]:
-    """Return the environment a job process starts in: this process's, and what a job needs."""
-    # Plugins installed for other reasons (anyio, from Jupyter) would only slow the job down.
-    # The job stops by itself if this process dies (see grader.job.stop_with_parent).
-    return dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", GRADER_PARENT_PID=str(os.getpid()))
 
 
 def run_job(

@@ -26,7 +26,7 @@ from typing import NoReturn
 
 import pytest
 
-from grader.dispatch import CORE_VARIABLE, FACTS, notifier
+from grader.dispatch import FACTS, notifier
 from grader.jobfiles import (
     CatalogueEntry,
     FactsFile,
@@ -40,6 +40,7 @@ from grader.paths import HIDDEN_CONFIG, HIDDEN_TESTS
 from grader.plugin import GradingPlugin
 from grader.sandbox.containment import adopt_orphans, describe
 from grader.sandbox.forkserver import ForkServer
+from grader.warm import AWAIT, CORE_VARIABLE, order_of
 
 PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 PARENT_POLL_SECONDS = 0.5
@@ -202,9 +203,27 @@ def main(argv: list[str]) -> int:
     stop_with_parent()
     if argv[1] == "--list":
         return list_tests(argv[2])
+    if argv[1] == AWAIT:  # started ahead (grader.warm): wait, imported, for what to grade
+        line = sys.stdin.readline()
+        if not line:
+            return 0  # the run did not need this job
+        arguments, log_path, core = order_of(line)
+        take_order(log_path, core)
+        argv = [argv[0], *arguments]
     code = grade(argv[1], argv[2])
     # Failed hidden tests are results, not job failures.
     return 0 if code in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) else int(code)
+
+
+def take_order(log_path: str, core: int | None) -> None:
+    """Write to `log_path` from now on, and keep to `core`, as a job started for it would."""
+    log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    for stream in (1, 2):
+        os.dup2(log, stream)
+    os.close(log)
+    os.environ.pop(CORE_VARIABLE, None)
+    if core is not None:
+        os.environ[CORE_VARIABLE] = str(core)
 
 
 def leave(code: int) -> NoReturn:

@@ -16,7 +16,7 @@ import os
 import shutil
 import sys
 from collections.abc import Iterator
-from dataclasses import asdict, fields
+from dataclasses import asdict, fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +55,7 @@ VERDICT_SOURCES = (
     "grader/discover.py",
 )
 # Settings that decide how fast a run goes, never what it finds.
-SPEED_SETTINGS = ("jobs",)
+SPEED_SETTINGS = ("jobs", "warm")
 ISOLATION_VARIABLE = "GRADER_ISOLATION"  # as grader.sandbox.containment reads it
 
 
@@ -67,7 +67,11 @@ def grader_version(settings: RunSettings) -> str:
         data = path.read_bytes()
         digest.update(b"%d:%s%d:" % (len(name), name, len(data)))
         digest.update(data)
-    verdict_settings = {k: v for k, v in asdict(settings).items() if k not in SPEED_SETTINGS}
+    verdict_settings = {
+        name: asdict(value) if is_dataclass(value) and not isinstance(value, type) else value
+        for name in (f.name for f in fields(settings) if f.name not in SPEED_SETTINGS)
+        for value in [getattr(settings, name)]
+    }
     context = {
         "settings": verdict_settings,
         "isolation": _isolation_context(),

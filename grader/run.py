@@ -23,6 +23,7 @@ from grader.dispatch import FACTS
 from grader.jobfiles import CatalogueEntry, FactsFile, JobSettings, ResultFile, limits_data
 from grader.model import HiddenTest, JobFacts, Limits, RunResult, Submission, TestOutcome
 from grader.sandbox.cleanup import temporary_folder
+from grader.warm import WarmJobs
 
 LOST_REASON = (
     "The grader itself failed before it could finish testing your code. This is not "
@@ -41,12 +42,13 @@ class RunSettings:
 
     `isolation` is "auto" (bubblewrap where it works, else the fallback; see
     grader/sandbox/containment.py), "bubblewrap" to require it, or "process" to force the
-    fallback.
+    fallback. `warm` holds the jobs a command started ahead (grader.warm), for the first run.
     """
 
     jobs: int = 1
     limits: Limits = field(default_factory=Limits)
     isolation: str = "auto"
+    warm: WarmJobs | None = field(default=None, compare=False, repr=False)
 
 
 def hidden_tests_of(catalogue: Iterable[CatalogueEntry]) -> tuple[HiddenTest, ...]:
@@ -120,7 +122,7 @@ def run_submissions(
             "isolation": settings.isolation,
         }
         # Each submission's code goes into a job's input as it comes; only the rest is kept.
-        jobs = dispatch.Jobs(submissions, settings.jobs, job_settings, folder)
+        jobs = dispatch.Jobs(submissions, settings.jobs, job_settings, folder, settings.warm)
         batch = _Batch(jobs, on_result, log_dir, on_note)
         batch.on_facts = on_facts
         try:

@@ -21,7 +21,7 @@ from pathlib import Path
 from grader.jobfiles import JobEntry, JobSettings, copy_job_input, deal_job_inputs
 from grader.model import CodeUnit, Submission
 from grader.sandbox.inside.protocol import CodeUnitMessage
-from grader.warm import CORE_VARIABLE, NOTIFY_VARIABLE, WarmJobs, job_environment
+from grader.warm import NOTIFY_VARIABLE, WarmJobs, job_environment
 
 FACTS = "facts.json"  # what a job writes beside its results once its hidden tests are collected
 POLL_SECONDS = 0.5  # only where pidfds are missing: how often ended jobs are looked for
@@ -194,12 +194,7 @@ def run_job(
 
     `core`, if given, is the processor the job keeps itself and its workers on.
     """
-    environment = job_environment()
-    if notify_fd is not None:
-        environment[NOTIFY_VARIABLE] = str(notify_fd)
-    environment.pop(CORE_VARIABLE, None)
-    if core is not None:
-        environment[CORE_VARIABLE] = str(core)
+    environment = job_environment(notify_fd, core)
     with open(log_path, "wb") as log:
         return subprocess.Popen(
             [sys.executable, "-m", "grader.job", *arguments],

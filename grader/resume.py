@@ -16,7 +16,7 @@ import os
 import shutil
 import sys
 from collections.abc import Iterator
-from dataclasses import asdict, fields, is_dataclass
+from dataclasses import asdict, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -67,11 +67,9 @@ def grader_version(settings: RunSettings) -> str:
         data = path.read_bytes()
         digest.update(b"%d:%s%d:" % (len(name), name, len(data)))
         digest.update(data)
-    verdict_settings = {
-        name: asdict(value) if is_dataclass(value) and not isinstance(value, type) else value
-        for name in (f.name for f in fields(settings) if f.name not in SPEED_SETTINGS)
-        for value in [getattr(settings, name)]
-    }
+    # Without the jobs started ahead: processes, not settings (asdict would copy them).
+    plain = asdict(replace(settings, warm=None))
+    verdict_settings = {k: v for k, v in plain.items() if k not in SPEED_SETTINGS}
     context = {
         "settings": verdict_settings,
         "isolation": _isolation_context(),

@@ -24,11 +24,23 @@ MAX_WARM_JOBS = 8  # started ahead at most; a run that wants more starts the res
 LEAVE_SECONDS = 5.0  # how long an unused job is given to read the end of its input
 
 
-def job_environment() -> dict[str, str]:
-    """Return the environment a job process starts in: this process's, and what a job needs."""
+def job_environment(notify_fd: int | None = None, core: int | None = None) -> dict[str, str]:
+    """Return the environment a job process starts in: this process's, and what a job needs.
+
+    `notify_fd` is the pipe the job tells this process on; `core` the processor it keeps to
+    (a job started ahead is told its processor later: grader.job.take_order).
+    """
     # Plugins installed for other reasons (anyio, from Jupyter) would only slow the job down.
     # The job stops by itself if this process dies (see grader.job.stop_with_parent).
-    return dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", GRADER_PARENT_PID=str(os.getpid()))
+    environment = dict(
+        os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", GRADER_PARENT_PID=str(os.getpid())
+    )
+    environment.pop(CORE_VARIABLE, None)
+    if notify_fd is not None:
+        environment[NOTIFY_VARIABLE] = str(notify_fd)
+    if core is not None:
+        environment[CORE_VARIABLE] = str(core)
+    return environment
 
 
 @dataclass
@@ -45,7 +57,7 @@ class WarmJobs:
         """Start `count` jobs (at most MAX_WARM_JOBS), each waiting on its standard input."""
         notify_read, notify_write = os.pipe()
         warm = cls(notify_read, notify_write)
-        environment = dict(job_environment(), **{NOTIFY_VARIABLE: str(notify_write)})
+        environment = job_environment(notify_write)
         for _ in range(max(0, min(count, MAX_WARM_JOBS))):
             try:
                 job = subprocess.Popen(

@@ -173,14 +173,11 @@ def _held(value: object) -> dict[int, object]:
         if key in found:
             continue
         found[key] = node
-        if kind is dict:
+        if kind is dict or issubclass(kind, dict):
             stack.extend(dict.keys(node))
             stack.extend(dict.values(node))
         elif kind is list or kind is tuple or kind is set or kind is frozenset:
             stack.extend(kind.__iter__(node))
-        elif issubclass(kind, dict):
-            stack.extend(dict.keys(node))
-            stack.extend(dict.values(node))
         else:
             base = next((b for b in _SEQUENCES if issubclass(kind, b)), None)
             if base is not None:

@@ -1,12 +1,12 @@
 """Attacks on the worker: no cheat earns more than its honest twin, and none harms a neighbour.
 
 Each fixture in fixtures/submissions/adversarial/ named in CHEATS is a buggy submission plus a
-cheat (forged handler records, frame walking, gc scanning, hooks, signals, threads, forged
-replies, a keyring shared with another student, resources left behind); its twin in
-fixtures/submissions/twins/ is the same code with only the cheat removed. One batch grades
-every cheat, every twin and a reference copy after each of them in the same job, so a cheat
-that works shows as points over its twin, and one that harms others as a reference copy
-losing points or as something left on the machine.
+cheat (forged handler records, frame walking, gc scanning, hooks, signals, threads, a dict key
+whose `__eq__` runs inside the guard, forged replies, a keyring shared with another student,
+resources left behind); its twin in fixtures/submissions/twins/ is the same code with only the
+cheat removed. One batch grades every cheat, every twin and a reference copy after each of them
+in the same job, so a cheat that works shows as points over its twin, and one that harms
+others as a reference copy losing points or as something left on the machine.
 """
 
 import contextlib
@@ -61,6 +61,8 @@ CHEATS = (
     "restores-request-before-return",
     # Against the step-aside rule of category isolation: raise where a test would catch you.
     "raises-to-dodge-ownership",
+    # Found while profiling the guard: a dict lookup it made ran a student key's __eq__.
+    "key-eq-rewrites-observations",
     "fills-shared-memory",
     "fills-disk",
     "hogs-cpu-after-return",

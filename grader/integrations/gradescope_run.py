@@ -1,7 +1,8 @@
 """Inside Gradescope's image: grade one submission, or check the image before students submit.
 
-    python -m grader.gradescope_run [ROOT]             what run_autograder runs per submission
-    python -m grader.gradescope_run selfcheck [ROOT]   what setup.sh runs last
+    python -m grader.integrations.gradescope_run [ROOT]             grade (run_autograder enters
+                                                                    by gradescope_entry)
+    python -m grader.integrations.gradescope_run selfcheck [ROOT]   what setup.sh runs last
 
 ROOT is /autograder unless given. The isolation the bundle requires (grader/gradescope.py) is
 checked first: where it cannot be had, both commands fail with one line and write no result, so
@@ -20,13 +21,14 @@ from course.assemble import ExerciseCell
 from course.manifest import Course, load_course
 from grader.discover import Found
 from grader.integrations.gradescope import SELFCHECK_FILES, SELFCHECK_FOLDER, BundleSettings
-from grader.integrations.visible_checks import VisibleCheck, run_visible_checks
+from grader.integrations.visible_checks import VisibleCheck, visible_checks_beside
 from grader.model import Grade, Limits, Submission
 from grader.pipeline import grade_submissions, load_safely
 from grader.reports.files import results_json, write_atomically
 from grader.run import RunSettings
 from grader.sandbox import containment
 from grader.sandbox.cleanup import temporary_folder
+from grader.warm import WarmJobs
 
 DEFAULT_ROOT = Path("/autograder")
 STUDENT = "submission"
@@ -84,17 +86,25 @@ def required_isolation(settings: BundleSettings) -> containment.Isolation:
     return containment.isolation_here(settings.isolation)
 
 
-def run_settings(settings: BundleSettings) -> RunSettings:
-    """Return how to run: one job, a generous time limit, the isolation the bundle requires."""
-    return RunSettings(jobs=JOBS, limits=Limits(timeout=TIMEOUT), isolation=settings.isolation)
+def run_settings(settings: BundleSettings, warm: WarmJobs | None = None) -> RunSettings:
+    """Return how to run: one job, a generous time limit, the isolation the bundle requires.
+
+    `warm` holds the job gradescope_entry started ahead, if it did.
+    """
+    limits = Limits(timeout=TIMEOUT)
+    return RunSettings(jobs=JOBS, limits=limits, isolation=settings.isolation, warm=warm)
 
 
 def autograde(
     root: str | Path = DEFAULT_ROOT,
     settings: BundleSettings | None = None,
     isolation: containment.Isolation | None = None,
+    warm: WarmJobs | None = None,
 ) -> Grade:
-    """Grade root/submission and write root/results/results.json; return the Grade."""
+    """Grade root/submission and write root/results/results.json; return the Grade.
+
+    The visible checks run beside the grading, on the other processor (visible_checks_beside).
+    """
     started = time.monotonic()
     root = Path(root)
     settings = settings or BundleSettings.read(root / "source")
@@ -107,16 +117,19 @@ def autograde(
         )
     else:
         submission = load_safely(found, course)
-    with temporary_folder("gradescope-") as work:
+    with (
+        visible_checks_beside(submission, course, settings.isolation) as visible_checks,
+        temporary_folder("gradescope-") as work,
+    ):
         kept = _KeepGrades()
-        grade_submissions([submission], work, run_settings(settings), kept)
+        grade_submissions([submission], work, run_settings(settings, warm), kept)
         [grade] = kept.grades
         try:
             results = (work / STUDENT / "results.json").read_text(encoding="utf-8")
         except OSError:
             # The pipeline could not write the file; the grade it returned still says why.
             results = results_json(grade, course)
-    visible = run_visible_checks(submission, course, settings.isolation)
+        visible = visible_checks()
     document = gradescope_results(results, grade, settings, course, visible)
     document["execution_time"] = math.ceil(time.monotonic() - started)
     document["extra_data"] = {"isolation": containment.describe(isolation)}
@@ -274,9 +287,20 @@ def selfcheck(
     return 1
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Grade the submission, or run the self-check, under the root given; return the exit code."""
-    argv = list(sys.argv[1:] if argv is None else argv)
+def main(argv: list[str] | None = None, warm: WarmJobs | None = None) -> int:
+    """Grade the submission, or run the self-check, under the root given; return the exit code.
+
+    `warm` holds the job gradescope_entry started ahead; whatever happens, it is let go.
+    """
+    try:
+        return _run(list(sys.argv[1:] if argv is None else argv), warm)
+    finally:
+        if warm is not None:
+            warm.close()
+
+
+def _run(argv: list[str], warm: WarmJobs | None) -> int:
+    """Grade, or run the self-check (`warm` unused then); return the exit code."""
     checking = bool(argv) and argv[0] == "selfcheck"
     rest = argv[1:] if checking else argv
     root = Path(rest[0]) if rest else DEFAULT_ROOT
@@ -290,7 +314,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     if checking:
         return selfcheck(root, settings, isolation)
-    grade = autograde(root, settings, isolation)
+    grade = autograde(root, settings, isolation, warm)
     # Gradescope shows this output to instructors only, to debug a run.
     results = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
     print(f"Graded {grade.run.submission.path}: {grade.score:.2f} out of {grade.max_score:.2f}")

@@ -7,7 +7,10 @@ is read here as untrusted data: a submission that forges it fools no one but its
 point depends on it.
 """
 
+import contextlib
 import json
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from course.checks import CHECKS
@@ -15,7 +18,7 @@ from course.manifest import Course
 from grader.model import Limits, Submission
 from grader.sandbox.client import SandboxProblem, reap_orphans
 from grader.sandbox.containment import adopt_orphans
-from grader.sandbox.forkserver import ForkServer
+from grader.sandbox.forkserver import ForkServer, Opening
 from grader.sandbox.inside.protocol import CheckReply
 from grader.sandbox.session import SubmissionSession
 
@@ -54,20 +57,67 @@ def run_visible_checks(
     A submission with no code to run gets none (the upload checks say why); checks that hang,
     crash or exceed a limit give a single failed VisibleCheck saying so.
     """
+    with visible_checks_beside(submission, course, isolation) as checks:
+        return checks()
+
+
+@contextlib.contextmanager
+def visible_checks_beside(
+    submission: Submission, course: Course, isolation: str = "auto"
+) -> Iterator[Callable[[], list[VisibleCheck]]]:
+    """Start the visible checks and go on; yield what waits for them and returns them.
+
+    Gradescope's run grades the same submission meanwhile, in a job whose worker runs on the
+    other processor: the checks no longer add their time to the student's wait. The fork
+    server's set-up is forked here, before any thread exists; the checks themselves run in a
+    thread that only waits on its worker's pipes. Orphans are reaped once the caller is done
+    (on leaving), never while its job may still run: collecting any child then could take the
+    job's own exit status from the grader.
+    """
     if submission.error is not None or not submission.units:
-        return []
+        yield lambda: []
+        return
     adopt_orphans()
+    found: list[list[VisibleCheck] | BaseException] = []
     try:
-        with ForkServer.open(isolation) as server:
-            session = SubmissionSession(submission.units, LIMITS, server)
+        with ForkServer.opening(isolation) as opening:
+            thread = threading.Thread(
+                target=_check_beside, args=(opening, submission, course, found), daemon=True
+            )
+            thread.start()
+
+            def wait() -> list[VisibleCheck]:
+                thread.join()
+                if isinstance(found[0], BaseException):
+                    raise found[0]
+                return found[0]
+
             try:
-                reply = session.visible_checks()
-            except SandboxProblem as problem:
-                why = WHY_NOT_RUN.get(problem.status, CRASHED)
-                return [VisibleCheck(TITLE, False, NOT_RUN.format(why=why))]
+                yield wait
+            finally:
+                thread.join()  # the checks' own limits end it (LIMITS)
     finally:
         reap_orphans()
-    return read_checks(reply, course)
+
+
+def _check_beside(
+    opening: Opening,
+    submission: Submission,
+    course: Course,
+    found: list[list[VisibleCheck] | BaseException],
+) -> None:
+    """In the thread: run the checks, and put what they gave, or what went wrong, in `found`."""
+    try:
+        session = SubmissionSession(submission.units, LIMITS, opening.ready())
+        try:
+            reply = session.visible_checks()
+        except SandboxProblem as problem:
+            why = WHY_NOT_RUN.get(problem.status, CRASHED)
+            found.append([VisibleCheck(TITLE, False, NOT_RUN.format(why=why))])
+            return
+        found.append(read_checks(reply, course))
+    except BaseException as error:  # raised again in the caller's thread, by wait()
+        found.append(error)
 
 
 def read_checks(reply: CheckReply, course: Course) -> list[VisibleCheck]:

@@ -7,10 +7,12 @@ tries to show itself the hidden tests through a check's message, one forges its 
 """
 
 import json
+import os
 import shutil
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 from gradescope_roots import (
     PROJECT,
@@ -27,7 +29,12 @@ from course.checks.visible import visible_checks_json
 from course.manifest import load_course
 from course.run import run_cells
 from grader.discover import Found
-from grader.integrations.visible_checks import TITLE, read_checks, run_visible_checks
+from grader.integrations.visible_checks import (
+    TITLE,
+    read_checks,
+    run_visible_checks,
+    visible_checks_beside,
+)
 from grader.pipeline import load_safely
 
 FIXTURES = PROJECT / "fixtures" / "visible-checks"
@@ -150,3 +157,38 @@ def test_nothing_to_run_means_no_visible_check(tmp_path):
     course = load_course()
     empty = load_safely(Found("empty", Path(tmp_path), "lessons"), course)
     assert run_visible_checks(empty, course) == []
+
+
+def fork_servers_of_this_process():
+    """This process's descendants serving workers (inside bubblewrap or not)."""
+    found = []
+    for child in psutil.Process().children(recursive=True):
+        try:
+            if "grader.sandbox.inside.forkserver" in " ".join(child.cmdline()):
+                found.append(child)
+        except psutil.Error:
+            pass
+    return found
+
+
+def test_the_checks_run_while_the_caller_goes_on_and_give_what_run_alone_gives():
+    course = load_course()
+    submission = load_safely(Found("reference", REFERENCE, "python"), course)
+    with visible_checks_beside(submission, course) as checks:
+        # Not asked for yet, and already under way: their fork server is serving.
+        deadline = time.monotonic() + 30
+        while not fork_servers_of_this_process() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert fork_servers_of_this_process()
+        beside = checks()
+    assert beside == run_visible_checks(submission, course)
+    assert beside and all(check.passed for check in beside)
+
+
+def test_a_caller_that_fails_meanwhile_leaves_no_process_of_the_checks_behind():
+    course = load_course()
+    submission = load_safely(Found("reference", REFERENCE, "python"), course)
+    with pytest.raises(KeyError), visible_checks_beside(submission, course):
+        raise KeyError("the grading failed")
+    assert fork_servers_of_this_process() == []
+    assert psutil.Process(os.getpid()).children() == []

@@ -65,7 +65,8 @@ def check_spec(spec: ToolSpec) -> ToolSpec:
     kind = spec.get("exception")
     if (does in ("raise", "mutate_then_raise", "flaky")) and kind not in EXCEPTION_KINDS:
         raise RecipeError(f"an exception of kind {kind!r}, which kinds.py cannot make")
-    maker = spec.get("value", {}).get("make") if isinstance(spec.get("value"), dict) else None
+    value = spec.get("value")
+    maker = value.get("make") if type(value) is dict else None
     if maker is not None and maker not in MAKERS:
         raise RecipeError(f"a value made by {maker!r}, which kinds.py cannot make")
     return spec
@@ -91,11 +92,11 @@ class ToolRecord:
             self.raised.append(type_name(type(make_exception(kind, message))))
             answer["raise"] = {"kind": kind, "message": message}
         elif does == "return_fixture":
-            answer["return"] = "fixture"
+            answer["gives_back"] = "fixture"
         elif does == "return_arguments":
-            answer["return"] = "arguments"
+            answer["gives_back"] = "arguments"
         else:
-            answer["return"] = self.spec.get("value", {"t": "none"})
+            answer["return"] = self.spec.get("value")  # None's picture is None
         return answer
 
 

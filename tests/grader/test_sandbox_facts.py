@@ -50,6 +50,20 @@ def invoke_tool(request, tools, **options):
     _ENVELOPE.update(fresh)
     return _ENVELOPE
 """
+# Puts back a value Python calls equal: 1 for True, True for 1, 0.0 for -0.0.
+RETYPES_ARGUMENTS = """
+def invoke_tool(request, tools, **options):
+    envelope = _honest(request, tools, **options)
+    arguments = request["arguments"]
+    for key, value in list(arguments.items()):
+        if type(value) is bool:
+            arguments[key] = int(value)
+        elif type(value) is int:
+            arguments[key] = bool(value)
+        else:
+            arguments[key] = abs(value)
+    return envelope
+"""
 PASSES_ON_MEMORY_ERROR = """
 def invoke_tool(request, tools, **options):
     try:
@@ -106,3 +120,21 @@ def test_a_tools_own_memory_error_passed_on_is_described_not_taken_for_running_o
     )
     assert observation.raised == {"type": "MemoryError", "same_object": True, "changed": []}
     assert observation["calls"] == {"probe": 1}
+
+
+@pytest.mark.parametrize("given", [1, True, -0.0], ids=["int", "bool", "negative-zero"])
+def test_a_request_given_back_with_an_equal_value_of_another_kind_is_seen_changed(
+    fork_server, given
+):
+    # Python's == takes True for 1 and 0.0 for -0.0: the worker compares pictures by their text.
+    test = scenario(returns(1), arguments={"n": given})
+    assert not observe(fork_server, reference_with(""), test)["request_changed"]
+    assert observe(fork_server, reference_with(RETYPES_ARGUMENTS), test)["request_changed"]
+
+
+@pytest.mark.parametrize("text", ["fixture", "arguments"])
+def test_a_tool_that_returns_the_name_of_what_it_could_give_back_returns_that_text(
+    fork_server, text
+):
+    observation = observe(fork_server, reference_with(""), scenario(returns(text)))
+    assert observation.envelope == {"id": "req-7", "ok": True, "value": text, "error": None}

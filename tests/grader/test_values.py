@@ -13,6 +13,7 @@ from grader.sandbox.inside.picture import (
     SHARED_TEXT,
     Limit,
     Opaque,
+    same_picture,
     tag,
     untag,
 )
@@ -25,6 +26,8 @@ PLAIN = {
     "floats": [math.inf, -math.inf, 5e-324, 1e308],
     "surrogate": ["\ud800", {"\udfff": 1}],
     "huge_int": 10**5000,
+    "plain_int_edges": [2**63 - 1, 2**63, -(2**63) + 1, -(2**63)],
+    "tag_like_dict": {"t": "same", "v": 0},
 }
 
 
@@ -46,6 +49,31 @@ def test_nan_survives_the_round_trip():
 def test_true_and_one_stay_different():
     assert not same_json(through_json([True, 1.0]), [1, 1])
     assert [type(item) for item in through_json([True, 1, 1.0])] == [bool, int, float]
+
+
+def test_plain_json_values_travel_as_the_json_they_are():
+    value = ["r-1", 7, -0.5, True, None, ["nested"]]
+    assert tag(value) == value
+    assert json.dumps(tag(value)) == json.dumps(value)
+
+
+def test_a_dict_is_a_tagged_node_keeping_its_order_so_no_key_is_read_as_a_tag():
+    picture = tag({"t": "same", "v": 0})
+    assert picture == {"t": "dict", "v": [["t", "same"], ["v", 0]]}
+    assert list(through_json({"b": 1, "a": 2})) == ["b", "a"]
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [(1, True), (1, 1.0), (0.0, -0.0), ([1], [True]), ({"a": 1, "b": 2}, {"b": 2, "a": 1})],
+)
+def test_pictures_of_values_python_calls_equal_are_not_the_same_picture(first, second):
+    assert first == second
+    assert not same_picture(tag(first), tag(second))
+
+
+def test_equal_values_have_the_same_picture_nan_included():
+    assert same_picture(tag([math.nan, "x" * SHARED_TEXT]), tag([math.nan, "x" * SHARED_TEXT]))
 
 
 class Color(enum.IntEnum):

@@ -370,9 +370,9 @@ class Guard:
             records.thrown.append(error)
             records.thrown_states.append(exception_state(error))
             return error
-        if answer.get("return") == "fixture":
+        if answer.get("gives_back") == "fixture":
             result = records.fixtures.get(name)
-        elif answer.get("return") == "arguments":
+        elif answer.get("gives_back") == "arguments":
             result = arguments
         else:
             result = build(answer["return"])

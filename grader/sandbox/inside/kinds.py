@@ -188,8 +188,8 @@ def _instance(cls: type[Made], *args: object) -> Made:
 
 
 def build(recipe: Tagged) -> object:
-    """Return a new value from a recipe: a tagged value, or a named maker for what JSON lacks."""
-    maker = recipe.get("make")
+    """Return a new value from a recipe: a picture, or a named maker for what JSON lacks."""
+    maker = recipe.get("make") if type(recipe) is dict else None
     if maker is None:
         return untag(recipe)
     if maker == "deep_list":

@@ -1,22 +1,30 @@
-"""Tagged pictures of values: `tag` runs inside the worker, `untag` on the trusted side.
+"""Pictures of values: `tag` runs inside the worker, `untag` on the trusted side.
 
-JSON alone cannot tell `1` from `True` once a value has crossed a pipe in a lossy way, and it has
-no word for a tuple, a set, NaN, a lone surrogate or an `IntEnum` member. A tagged value names the
-exact type of every node, so the trusted side can judge "same types at every depth" itself.
+JSON alone cannot tell a tuple from a list, and has no word for a set, a lone surrogate, an int
+of ten thousand digits or an `IntEnum` member. A picture says the exact type of every node, so
+the trusted side can judge "same types at every depth" itself, while the common values travel
+as the plain JSON they are, which keeps the messages short and cheap to read and write:
 
-    {"t": "none"} | {"t": "bool", "v": true} | {"t": "int", "v": "-1f"} (hex digits)
-    {"t": "float", "v": "0x1.8p+1"} (float.hex, so NaN and infinities survive)
-    {"t": "str", "v": "..."} | {"t": "list"|"tuple"|"set"|"frozenset", "v": [tagged, ...]}
-    {"t": "dict", "v": [[tagged key, tagged value], ...]}
-    {"t": "other", "type": "IntEnum name", "base": "int" or null, "v": tagged base content or null}
-    {"t": "deep"} | {"t": "many"} : the value was deeper or larger than the picture may be
-    {"t": "cut", "v": "first characters", "size": n} : a string too long to carry whole
-    {"t": "same", "v": k} : the same text as the k-th long "str" node of this picture
+    null, true, false        None, True, False
+    -7, 2.5, NaN, -0.0       an int (|n| < 2**63), a float (its repr: NaN and infinities too)
+    "text"                   a str (a long one is numbered: see "same")
+    [picture, ...]           a list
+    {"t": "int", "v": "-1f"}                            a larger int, in hex digits
+    {"t": "tuple"|"set"|"frozenset", "v": [picture, ...]}
+    {"t": "dict", "v": [[key picture, value picture], ...]}
+    {"t": "other", "type": "IntEnum name", "base": "int" or null, "v": picture or null}
+    {"t": "deep"} | {"t": "many"}   the value was deeper or larger than a picture may be
+    {"t": "cut", "v": "first characters", "size": n}   a string too long to carry whole
+    {"t": "same", "v": k}           the same text as the k-th long string of this picture
+
+Every JSON object is a tagged node, so nothing a student's dict holds can be read as a tag. JSON
+text tells apart what Python's `==` does not (`1`, `true` and `1.0`; `0.0` and `-0.0`), so two
+pictures are compared by their text (`same_picture`).
 
 A long text (SHARED_TEXT characters or more) is carried once per picture: a megabyte result
-made of one text repeated crosses the pipe once, not once per copy. Long "str" nodes are
-numbered in the order the picture is taken (depth first, a dict's key before its value), which
-is the order `untag` reads them in, so a picture still describes its value exactly.
+made of one text repeated crosses the pipe once, not once per copy. Long strings are numbered
+in the order the picture is taken (depth first, a dict's key before its value), which is the
+order `untag` reads them in, so a picture still describes its value exactly.
 
 Taking the picture never calls the object's own methods (no `__repr__`, `__iter__` or
 `__eq__` of a subclass), so a value cannot run code or hide its content while it is described.
@@ -25,6 +33,7 @@ Taking the picture never calls the object's own methods (no `__repr__`, `__iter_
 from __future__ import annotations
 
 import builtins
+from _json import encode_basestring_ascii, make_encoder
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -40,8 +49,12 @@ MAX_DEPTH = 120
 MAX_NODES = 20_000
 MAX_STR = 200_000
 SHARED_TEXT = 1024
+# Ints this small travel as JSON numbers; larger ones in hex, which no digit limit refuses.
+PLAIN_INT = 1 << 63
 
 _TYPE_NAME = type.__dict__["__name__"]
+_EXACT_INT = int.__dict__["__index__"]  # an int of a subclass, as a plain int: no code of its own
+_EXACT_FLOAT = float.__dict__["__float__"]
 _PLAIN_SCALARS: dict[type, str] = {
     type(None): "none",
     bool: "bool",
@@ -107,7 +120,7 @@ def entry(mapping: dict[Any, Any], name: str) -> Any:
 
 
 def tag(value: object) -> Tagged:
-    """Return the tagged picture of `value`; it is plain JSON data of bounded depth and size."""
+    """Return the picture of `value`: plain JSON data of bounded depth and size."""
     return _Tagger().tag(value, 0)
 
 
@@ -119,32 +132,43 @@ class _Tagger:
         # Each long text already carried, by its exact str (no student code hashes it).
         self.texts: dict[str, int] = {}
 
-    def tag(self, value: object, depth: int) -> Tagged:
+    def tag(self, value: Any, depth: int) -> Tagged:
         self.nodes += 1
         if self.nodes > MAX_NODES:
             return {"t": "many"}
         if depth > MAX_DEPTH:
             return {"t": "deep"}
         kind = type(value)
+        if kind is str:  # the common cases first, by identity
+            return self.text(value)
+        if kind is list:
+            return [self.tag(item, depth + 1) for item in list.__iter__(value)]
+        if kind is dict:
+            return self.mapping(value, depth)
         name = _name_of(kind, _SCALAR_PAIRS)
         if name is not None:
             return self.scalar(name, value)
         name = _name_of(kind, _SEQUENCE_PAIRS)
         if name is not None:
             return self.sequence(name, kind, value, depth)
-        if kind is dict:
-            return self.mapping(value, depth)
         return self.other(kind, value, depth)
 
     def scalar(self, name: str, value: Any) -> Tagged:
+        """Return the picture of a scalar (or a subclass's content), as an exact built-in."""
         if name == "none":
-            return {"t": "none"}
+            return None
         if name == "bool":
-            return {"t": "bool", "v": value is True}
+            return value is True
         if name == "int":
-            return {"t": "int", "v": int.__format__(value, "x")}
+            number = _EXACT_INT(value)
+            if -PLAIN_INT < number < PLAIN_INT:
+                return number
+            return {"t": "int", "v": int.__format__(number, "x")}
         if name == "float":
-            return {"t": "float", "v": float.hex(value)}
+            return _EXACT_FLOAT(value)
+        return self.text(value)
+
+    def text(self, value: Any) -> Tagged:
         text = str.__str__(value)
         if len(text) > MAX_STR:
             return {"t": "cut", "v": text[:MAX_STR], "size": len(text)}
@@ -153,11 +177,11 @@ class _Tagger:
             if number is not None:
                 return {"t": "same", "v": number}
             self.texts[text] = len(self.texts)
-        return {"t": "str", "v": text}
+        return text
 
     def sequence(self, name: str, base: Any, value: object, depth: int) -> Tagged:
         items = [self.tag(item, depth + 1) for item in base.__iter__(value)]
-        return {"t": name, "v": items}
+        return items if name == "list" else {"t": name, "v": items}
 
     def mapping(self, value: Any, depth: int) -> Tagged:
         pairs = [
@@ -180,9 +204,34 @@ class _Tagger:
         return picture
 
 
-def untag(tagged: Tagged) -> Any:
-    """Rebuild the value a tagged picture describes, with the exact built-in types it names."""
-    return _Untagger().untag(tagged)
+def untag(picture: Tagged) -> Any:
+    """Rebuild the value a picture describes, with the exact built-in types it names."""
+    return _Untagger().untag(picture)
+
+
+def same_picture(first: Tagged, second: Tagged) -> bool:
+    """Say whether two pictures describe the same value: their JSON texts are equal.
+
+    Python's `==` would take `1`, `true` and `1.0` for one another, and NaN for different
+    from itself; the text says each exactly.
+    """
+    return str.__eq__(json_text(first), json_text(second))
+
+
+def _refuse(value: object) -> None:
+    raise TypeError(f"cannot write a {type_name(type(value))}")
+
+
+# The C encoder itself, bound before student code runs (a submission that patches `json`
+# cannot reach it). No cycle markers (pictures and messages are trees of bounded depth), ASCII
+# only, compact, NaN and infinities written as JSON's readers take them; anything but plain
+# data is refused. The channel writes its messages with it too.
+_ENCODE = make_encoder(None, _refuse, encode_basestring_ascii, None, ":", ",", False, False, True)
+
+
+def json_text(data: object) -> str:
+    """Return JSON text for plain data (dict, list, str, int, float, bool, None), ASCII only."""
+    return "".join(_ENCODE(data, 0))
 
 
 class _Untagger:
@@ -191,26 +240,29 @@ class _Untagger:
     def __init__(self) -> None:
         self.texts: list[str] = []
 
-    def untag(self, tagged: Tagged) -> Any:
+    def untag(self, picture: Tagged) -> Any:
+        kind = type(picture)
+        if kind is str:
+            if len(picture) >= SHARED_TEXT:
+                self.texts.append(picture)
+            return picture
+        if kind is list:
+            return [self.untag(item) for item in picture]
+        if kind is dict:
+            return self.node(picture)
+        if picture is None or kind is bool or kind is int or kind is float:
+            return picture
+        raise TypeError(f"not a picture: {type_name(kind)}")
+
+    def node(self, tagged: dict[str, Any]) -> Any:
         kind = tagged["t"]
-        if kind == "none":
-            return None
-        if kind == "bool":
-            return tagged["v"] is True
         if kind == "int":
             return int(tagged["v"], 16)
-        if kind == "float":
-            return float.fromhex(tagged["v"])
-        if kind == "str":
-            text = tagged["v"]
-            if len(text) >= SHARED_TEXT:
-                self.texts.append(text)
-            return text
         if kind == "same":
             return self.texts[tagged["v"]]
-        if kind in ("list", "tuple", "set", "frozenset"):
+        if kind in ("tuple", "set", "frozenset"):
             items = [self.untag(item) for item in tagged["v"]]
-            return {"list": list, "tuple": tuple, "set": set, "frozenset": frozenset}[kind](items)
+            return {"tuple": tuple, "set": set, "frozenset": frozenset}[kind](items)
         if kind == "dict":
             pairs = [(self.untag(key), self.untag(item)) for key, item in tagged["v"]]
             return dict(pairs)

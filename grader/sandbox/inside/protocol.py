@@ -28,7 +28,7 @@ CONTROL_FD = 3
 # (a megabyte is mapped and unmapped by malloc on each read, even for a ten-byte message).
 READ_BYTES = 1 << 16
 
-Tagged = dict[str, Any]  # a tagged picture of a value (picture.py)
+Tagged = Any  # a picture of a value: JSON data (picture.py)
 
 
 class CodeUnitMessage(TypedDict):
@@ -97,7 +97,9 @@ ToolAnswer = TypedDict(
     {
         "mutate": bool,  # change the arguments at every depth first
         "raise": NotRequired[Raising],
-        "return": NotRequired[Any],  # a tagged value or maker, "fixture" or "arguments"
+        "return": NotRequired[Any],  # a picture, or a maker's recipe ({"make": ...})
+        # Or the very object the tool holds (its fixture), or the arguments it was given.
+        "gives_back": NotRequired[Literal["fixture", "arguments"]],
     },
 )
 

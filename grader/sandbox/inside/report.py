@@ -14,7 +14,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from grader.sandbox.inside.kinds import mutate_deeply
-from grader.sandbox.inside.picture import entry, tag, type_name
+from grader.sandbox.inside.picture import entry, same_picture, tag, type_name
 
 if TYPE_CHECKING:
     from grader.sandbox.inside.protocol import RaisedFact, RunRequest, ScenarioFacts
@@ -80,7 +80,7 @@ def _describe(records: Records, released: list[object]) -> ScenarioFacts:
         "same_envelope": len(envelopes) > 1 and envelopes[0] is envelopes[1],
         "value_shared": _value_shared(records),
         "value_reused": _value_reused(records),
-        "request_changed": request_after != records.request_before,
+        "request_changed": not same_picture(request_after, records.request_before),
         "arguments_shared": records.arguments_shared,
     }
     if records.options.get("mutate_value"):

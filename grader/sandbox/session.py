@@ -262,8 +262,9 @@ class SubmissionSession:
 
 
 _LONG = 256  # characters beyond which a string stands in a walked key by its length and hash
-# Sorted keys: the order a scenario was built in does not matter.
-_SORTED_JSON = json.JSONEncoder(sort_keys=True)
+# Sorted keys: the order a scenario was built in does not matter. A scenario is a tree (its
+# pictures are bounded): no check for cycles, which costs an id per list and dict.
+_SORTED_JSON = json.JSONEncoder(sort_keys=True, check_circular=False)
 
 ScenarioKey = str | tuple[object, ...]
 

@@ -192,6 +192,8 @@ def _containers(value: object) -> set[int]:
 
 def _value_shared(records: Records) -> bool:
     """Say whether a returned value shares an object with the request or a tool's objects."""
+    if not any(found for _value, found in records.returned_values):
+        return False  # no value holds a list or dict (a failure, a number): nothing to share
     held = records.request_held.keys() | _containers(records.request)
     for fixture in records.fixtures.values():
         held |= _containers(fixture)

@@ -119,6 +119,12 @@ def pytest_arguments(collect_only: bool = False) -> list[str]:
         "no:cacheprovider",
         "-p",
         "no:logging",
+        # Both collect garbage when the session ends (a whole heap, tens of milliseconds the
+        # parent waits for), to report what no test here can leave: tests run directly.
+        "-p",
+        "no:unraisableexception",
+        "-p",
+        "no:threadexception",
         "-c",
         str(HIDDEN_CONFIG),
         "--rootdir",

@@ -35,10 +35,34 @@ def test_a_megabyte_result_is_told_apart_by_its_last_character():
     assert len({scenario_key(x) for x in (large, longer, changed_at_the_end)}) == 3
 
 
-def test_a_request_whose_keys_json_cannot_sort_still_gets_a_key_of_its_own():
+def test_a_request_with_keys_of_several_types_gets_a_key_of_its_own():
     mixed = scenario(returns({"n": 1}))
     mixed["request"] = {**mixed["request"], 1: "one"}
     other = scenario(returns({"n": 1}))
     other["request"] = {**other["request"], 2: "one"}
     assert scenario_key(mixed) == scenario_key({**mixed})
     assert scenario_key(mixed) != scenario_key(other)
+
+
+def test_a_request_with_its_keys_in_another_order_is_another_scenario():
+    # invoke_tool sees the order of the request's keys: one observation must not stand for both.
+    first = scenario(returns(1), arguments={"a": 1, "b": 2})
+    reordered = scenario(returns(1), arguments={"b": 2, "a": 1})
+    reordered["request"] = dict(reversed(list(reordered["request"].items())))
+    assert scenario_key(first) != scenario_key(reordered)
+    assert scenario_key(first) != scenario_key(scenario(returns(1), arguments={"b": 2, "a": 1}))
+
+
+def test_the_same_tools_in_another_order_are_another_scenario():
+    tools = {"probe": returns(1), "other": raises("value_error")}
+    first = {"request": scenario(returns(1))["request"], "tools": tools}
+    again = {"request": first["request"], "tools": dict(reversed(list(tools.items())))}
+    assert scenario_key(first) != scenario_key(again)
+
+
+def test_a_scenario_json_cannot_write_is_walked_in_order():
+    odd = scenario(returns(1))
+    odd["request"] = {**odd["request"], "extra": {1, 2}}  # a set: no JSON for it
+    assert scenario_key(odd) == scenario_key(dict(reversed(list(odd.items()))))
+    swapped = {**odd, "request": dict(reversed(list(odd["request"].items())))}
+    assert scenario_key(odd) != scenario_key(swapped)

@@ -209,15 +209,6 @@ def untag(picture: Tagged) -> Any:
     return _Untagger().untag(picture)
 
 
-def same_picture(first: Tagged, second: Tagged) -> bool:
-    """Say whether two pictures describe the same value: their JSON texts are equal.
-
-    Python's `==` would take `1`, `true` and `1.0` for one another, and NaN for different
-    from itself; the text says each exactly.
-    """
-    return str.__eq__(json_text(first), json_text(second))
-
-
 def _refuse(value: object) -> None:
     raise TypeError(f"cannot write a {type_name(type(value))}")
 
@@ -232,6 +223,15 @@ _ENCODE = make_encoder(None, _refuse, encode_basestring_ascii, None, ":", ",", F
 def json_text(data: object) -> str:
     """Return JSON text for plain data (dict, list, str, int, float, bool, None), ASCII only."""
     return "".join(_ENCODE(data, 0))
+
+
+def same_picture(first: Tagged, second: Tagged) -> bool:
+    """Say whether two pictures describe the same value: their JSON texts are equal.
+
+    Python's `==` would take `1`, `true` and `1.0` for one another, and would find NaN
+    different from itself; the text says each exactly.
+    """
+    return str.__eq__(json_text(first), json_text(second))
 
 
 class _Untagger:

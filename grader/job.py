@@ -40,7 +40,7 @@ from grader.paths import HIDDEN_CONFIG, HIDDEN_TESTS
 from grader.plugin import GradingPlugin
 from grader.sandbox.containment import adopt_orphans, describe
 from grader.sandbox.forkserver import ForkServer
-from grader.warm import AWAIT, CORE_VARIABLE, order_of
+from grader.warm import AWAIT, CORE_VARIABLE, keep_to_core, order_of
 
 PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 PARENT_POLL_SECONDS = 0.5
@@ -227,9 +227,7 @@ def take_order(log_path: str, core: int | None) -> None:
     for stream in (1, 2):
         os.dup2(log, stream)
     os.close(log)
-    os.environ.pop(CORE_VARIABLE, None)
-    if core is not None:
-        os.environ[CORE_VARIABLE] = str(core)
+    keep_to_core(os.environ, core)
 
 
 def leave(code: int) -> NoReturn:

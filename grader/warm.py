@@ -15,6 +15,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 
 NOTIFY_VARIABLE = "GRADER_NOTIFY_FD"  # where a job finds the notification pipe
@@ -35,12 +36,17 @@ def job_environment(notify_fd: int | None = None, core: int | None = None) -> di
     environment = dict(
         os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", GRADER_PARENT_PID=str(os.getpid())
     )
-    environment.pop(CORE_VARIABLE, None)
     if notify_fd is not None:
         environment[NOTIFY_VARIABLE] = str(notify_fd)
+    keep_to_core(environment, core)
+    return environment
+
+
+def keep_to_core(environment: MutableMapping[str, str], core: int | None) -> None:
+    """Say in `environment` which processor a job keeps to: `core`, or none (any) if None."""
+    environment.pop(CORE_VARIABLE, None)
     if core is not None:
         environment[CORE_VARIABLE] = str(core)
-    return environment
 
 
 @dataclass

@@ -1,8 +1,10 @@
 """Inside Gradescope's image: grade one submission, or check the image before students submit.
 
-    python -m grader.integrations.gradescope_run [ROOT]             grade (run_autograder enters
-                                                                    by gradescope_entry)
+    python -m grader.integrations.gradescope_entry [ROOT]           what run_autograder runs
     python -m grader.integrations.gradescope_run selfcheck [ROOT]   what setup.sh runs last
+
+gradescope_entry starts the grading job, then calls `main` here; run directly, this module
+grades too, without a job started ahead.
 
 ROOT is /autograder unless given. The isolation the bundle requires (grader/gradescope.py) is
 checked first: where it cannot be had, both commands fail with one line and write no result, so

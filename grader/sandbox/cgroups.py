@@ -14,6 +14,8 @@ import signal
 import time
 from pathlib import Path
 
+from grader.sandbox.clock import poll_until
+
 ROOT = Path("/sys/fs/cgroup")
 CONTROLLERS = ("memory", "pids", "cpu", "cpuacct")
 FOLDER = "grader"
@@ -199,21 +201,18 @@ class WorkerGroup:
         except (OSError, ValueError):
             return False
 
+    def _killed_all(self) -> bool:
+        """Kill every process in the groups; say whether there was none left."""
+        left = self.pids()
+        for pid in left:  # again each round: a fork may have slipped in
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        return not left
+
     def close(self, wait: float = 2.0) -> None:
         """Kill every process left in the groups, then remove them; never raise."""
-        deadline = time.monotonic() + wait
-        # A killed worker is gone within a millisecond or so: look again soon, then less often
-        # (a fixed 10 ms pause was most of the time it took to stop a worker).
-        pause = 0.0002
-        try:
-            while (left := self.pids()) and time.monotonic() < deadline:
-                for pid in left:  # again each round: a fork may have slipped in
-                    with contextlib.suppress(OSError):
-                        os.kill(pid, signal.SIGKILL)
-                time.sleep(pause)
-                pause = min(pause * 2, 0.01)
-        except Exception:
-            pass
+        with contextlib.suppress(Exception):
+            poll_until(self._killed_all, time.monotonic() + wait, longest=0.01)
         for path in set(self.paths.values()):
             with contextlib.suppress(OSError):
                 path.rmdir()

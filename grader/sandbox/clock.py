@@ -9,6 +9,8 @@ before. Where cgroups are missing, every stretch is charged at wall-clock time.
 
 Short requests cost one clock reading: the processor meter is read only once a request has run
 for POLL_SECONDS without answering, and a request that answers sooner is charged its wall time.
+
+`poll_until` is how the trusted side waits for a process it stopped to be gone.
 """
 
 import time
@@ -21,6 +23,23 @@ POLL_SECONDS = 0.05  # how often a busy worker's processor time is read
 WAITING_SHARE = 0.01
 # However it is charged, no request outlives this many times its limit on the wall clock.
 WALL_FACTOR = 5
+# A process killed or ended is gone within a millisecond or so: the first pause of poll_until.
+FIRST_PAUSE = 0.0002
+
+
+def poll_until(done: Callable[[], bool], deadline: float, longest: float) -> bool:
+    """Call `done` until it says True or the monotonic `deadline` passes; return its last answer.
+
+    The pauses between calls start at FIRST_PAUSE and double up to `longest`: a fixed pause of
+    several milliseconds was most of the time it took to stop a worker or its fork server.
+    """
+    pause = FIRST_PAUSE
+    while not done():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(pause)
+        pause = min(pause * 2, longest)
+    return True
 
 
 class Stopwatch:

@@ -22,6 +22,7 @@ size, open files) and a seccomp filter hold them in.
 """
 
 import ctypes
+import functools
 import os
 import shutil
 import subprocess
@@ -32,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.sandbox import cgroups, syscalls
+from grader.sandbox.clock import poll_until
 from grader.sandbox.inside import syscalls as inside_syscalls
 from grader.sandbox.runtime import prepare_runtime
 
@@ -209,15 +211,15 @@ def reap_briefly(pids: set[int], seconds: float) -> None:
     """
     deadline = time.monotonic() + seconds
     for pid in pids:
-        pause = 0.0002  # it ends within milliseconds: look soon, then less and less often
-        while True:
-            try:
-                if os.waitpid(pid, os.WNOHANG)[0] or time.monotonic() > deadline:
-                    break
-            except ChildProcessError:  # not ours: the system's first process reaps it
-                break
-            time.sleep(pause)
-            pause = min(pause * 2, 0.005)
+        poll_until(functools.partial(_reaped, pid), deadline, longest=0.005)
+
+
+def _reaped(pid: int) -> bool:
+    """Collect `pid` if it has ended; say whether it is gone (or was never this process's)."""
+    try:
+        return os.waitpid(pid, os.WNOHANG)[0] != 0
+    except ChildProcessError:  # not ours: the system's first process reaps it
+        return True
 
 
 def python_executable() -> str:

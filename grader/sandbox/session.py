@@ -7,7 +7,6 @@ Time is charged as `grader.sandbox.clock` says: the student's own processor time
 code computes, wall time while it waits.
 """
 
-import json
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -15,6 +14,7 @@ from typing import Literal, overload
 
 from grader.model import CodeUnit, Limits
 from grader.sandbox.client import (
+    TREE_JSON,
     SandboxForbidden,
     SandboxProblem,
     SandboxTimeout,
@@ -262,9 +262,6 @@ class SubmissionSession:
 
 
 _LONG = 256  # characters beyond which a string stands in a walked key by its length and hash
-# A scenario is a tree (its pictures are bounded): no check for cycles, which costs an id per
-# list and dict.
-_JSON = json.JSONEncoder(check_circular=False)
 
 ScenarioKey = str | tuple[object, ...]
 
@@ -280,7 +277,7 @@ def scenario_key(data: Scenario) -> ScenarioKey:
     """
     fields = sorted(data.items())  # names are unique: no two values are ever compared
     try:
-        return _JSON.encode(fields)
+        return TREE_JSON.encode(fields)
     except (TypeError, ValueError):
         return _walked_key(fields)
 

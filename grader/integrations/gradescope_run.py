@@ -35,6 +35,7 @@ from grader.warm import WarmJobs
 DEFAULT_ROOT = Path("/autograder")
 STUDENT = "submission"
 # Gradescope's image grades one submission at a time, and a slow container should not cost points.
+# gradescope_entry starts this many jobs ahead, before it can import this module.
 JOBS = 1
 TIMEOUT = 30.0
 NOTHING_FOUND = (

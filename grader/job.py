@@ -6,41 +6,25 @@
     python -m grader.job --list OUTPUT.json        write the catalogue of hidden tests, run nothing
 
 The job runs only the grader's own code; student code runs in the sandbox workers it starts.
+Its first step, before pytest is even imported, is to set up the fork server those workers come
+from (grader/sandbox/forkserver.py); the pytest session itself is grader/hidden_session.py.
 Each result file is written atomically as soon as its submission is done, so the parent can
 report progress and keep every finished result even if this job dies later. A job never
 outlives the grader that started it (see `stop_with_parent`).
 """
 
-import contextlib
 import ctypes
-import json
 import os
 import signal
 import sys
 import threading
 import time
-from collections.abc import Iterable, Iterator
-from pathlib import Path
 from types import FrameType
 from typing import NoReturn
 
-import pytest
-
-from grader.dispatch import FACTS, notifier
-from grader.jobfiles import (
-    CatalogueEntry,
-    FactsFile,
-    GradingEntry,
-    JobEntry,
-    ResultFile,
-    read_job_input,
-)
-from grader.model import CodeUnit, Limits
-from grader.paths import HIDDEN_CONFIG, HIDDEN_TESTS
-from grader.plugin import GradingPlugin
-from grader.sandbox.containment import adopt_orphans, describe
-from grader.sandbox.forkserver import ForkServer
-from grader.warm import AWAIT, CORE_VARIABLE, keep_to_core, order_of
+from grader.sandbox.containment import adopt_orphans
+from grader.sandbox.forkserver import ForkServer, Opening
+from grader.warm import AWAIT, keep_to_core, order_of
 
 PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 PARENT_POLL_SECONDS = 0.5
@@ -85,130 +69,26 @@ def _watch_parent(parent: int) -> None:
     os.kill(os.getpid(), signal.SIGTERM)
 
 
-def chosen_core() -> int | None:
-    """Return the processor the parent chose for this job and its workers, if it chose one.
-
-    See grader.dispatch.cores_for_jobs.
-    """
-    core = os.environ.get(CORE_VARIABLE, "")
-    return int(core) if core.isdigit() else None
-
-
-def keep_to(core: int | None) -> None:
-    """Keep this process on `core` from now on (None: anywhere).
-
-    A processor the system no longer offers is not an error: the job then runs wherever the
-    kernel puts it, only a little slower.
-    """
-    if core is not None:
-        with contextlib.suppress(AttributeError, OSError):
-            os.sched_setaffinity(0, {core})
-
-
-def pytest_arguments(collect_only: bool = False) -> list[str]:
-    """Return the arguments of the job's pytest session: quiet, with the suite's own config file."""
-    arguments = [
-        str(HIDDEN_TESTS),
-        "-q",
-        "-s",
-        # Failures are results, reported by the plugin as data; pytest's own tracebacks and
-        # summary would cost seconds per class to render, for a log nobody reads.
-        "--tb=no",
-        "-rN",
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "no:logging",
-        # Both collect garbage when the session ends (a whole heap, tens of milliseconds the
-        # parent waits for), to report what no test here can leave: tests run directly.
-        "-p",
-        "no:unraisableexception",
-        "-p",
-        "no:threadexception",
-        "-c",
-        str(HIDDEN_CONFIG),
-        "--rootdir",
-        str(HIDDEN_TESTS),
-        "--strict-markers",
-    ]
-    return [*arguments, "--collect-only"] if collect_only else arguments
-
-
-def write_json(path: str | Path, data: ResultFile | FactsFile | list[CatalogueEntry]) -> None:
-    """Write JSON to `path` atomically: readers see the whole file or no file.
-
-    The partial file is this process's own: every job of a run writes facts.json, often at the
-    same moment, and with one shared partial name one job's rename took the other's file away
-    (FileNotFoundError in a pytest hook: the job ended with exit code 3 before its first student).
-    """
-    path = Path(path)
-    partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
-    partial.write_text(json.dumps(data), encoding="utf-8")
-    os.replace(partial, path)
-
-
-def read_entries(entries: Iterable[JobEntry]) -> Iterator[GradingEntry]:
-    """Turn the job's input entries into the plugin's, one at a time."""
-    for item in entries:
-        yield {
-            "key": str(item["key"]),
-            "units": tuple(CodeUnit(**unit) for unit in item.get("units", ())),
-            "error": item.get("error"),
-        }
-
-
-def grade(input_path: str, output_dir: str) -> int:
-    """Run the hidden tests for every submission listed in the input file."""
-    data, entries = read_job_input(Path(input_path))
-
-    notify = notifier()
-
-    def on_finished(key: str, result: ResultFile) -> None:
-        write_json(Path(output_dir) / f"{key}.json", result)
-        notify()
-
-    limits = Limits(**data["limits"])
-    wanted = data["isolation"]
-    core = chosen_core()
-    adopt_orphans()
-    # One runtime copy and one warm fork server per job: every worker is forked from it. It is
-    # set up, and started on any processor, while the job collects its tests; the job and
-    # each worker then keep to the chosen processor, where their round trips are cheapest.
-    with ForkServer.opening(wanted, worker_core=core) as opening:
-
-        def on_collected(catalogue: list[CatalogueEntry]) -> None:
-            try:
-                server = opening.ready()
-            except (OSError, RuntimeError) as error:
-                raise pytest.UsageError(f"the job could not start its workers: {error}") from None
-            facts: FactsFile = {"catalogue": catalogue, "isolation": describe(server.isolation)}
-            write_json(Path(output_dir) / FACTS, facts)
-            notify()
-            keep_to(core)
-
-        entries_read = read_entries(entries)
-        plugin = GradingPlugin(entries_read, limits, on_finished, opening.ready, on_collected)
-        plugin.on_collecting = opening.start_if_set_up
-        return pytest.main(pytest_arguments(), plugins=[plugin])
-
-
-def list_tests(output_path: str) -> int:
-    """Write the catalogue of hidden tests without running any."""
-    plugin = GradingPlugin([], Limits(), on_finished=_nothing_to_grade)
-    code = pytest.main(pytest_arguments(collect_only=True), plugins=[plugin])
-    write_json(output_path, plugin.catalogue)
-    return code
-
-
-def _nothing_to_grade(_key: str, _result: ResultFile) -> None:
-    """Listing grades nobody: no result ever comes."""
-
-
 def main(argv: list[str]) -> int:
-    """Dispatch on the command line; the exit status is pytest's."""
+    """Dispatch on the command line; return the job's exit status."""
     stop_with_parent()
     if argv[1] == "--list":
+        from grader.hidden_session import list_tests  # nothing to set up here
+
         return list_tests(argv[2])
+    # The fork server's bubblewrap comes to this process when it adopts orphans: before it starts.
+    adopt_orphans()
+    # The set-up (about 0.1 s) goes on beside pytest's import (about as long) and the wait for
+    # what to grade; the run's own isolation is asked for once it is known (Opening.require).
+    with ForkServer.opening("auto") as opening:
+        return _grade_with(opening, argv)
+
+
+def _grade_with(opening: Opening, argv: list[str]) -> int:
+    """Import the pytest session, wait for what to grade if started ahead, and grade it."""
+    # Imported only now: pytest's import, most of a job's start, goes on beside the set-up.
+    from grader.hidden_session import grade
+
     if argv[1] == AWAIT:  # started ahead (grader.warm): wait, imported, for what to grade
         line = sys.stdin.readline()
         if not line:
@@ -216,9 +96,7 @@ def main(argv: list[str]) -> int:
         arguments, log_path, core = order_of(line)
         take_order(log_path, core)
         argv = [argv[0], *arguments]
-    code = grade(argv[1], argv[2])
-    # Failed hidden tests are results, not job failures.
-    return 0 if code in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) else int(code)
+    return grade(argv[1], argv[2], opening)
 
 
 def take_order(log_path: str, core: int | None) -> None:

@@ -46,6 +46,7 @@ VERDICT_SOURCES = (
     "grader/sandbox",
     "grader/plugin.py",
     "grader/job.py",
+    "grader/hidden_session.py",
     "grader/jobfiles.py",
     "grader/run.py",
     "grader/score.py",

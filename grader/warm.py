@@ -11,6 +11,7 @@ its input and leaves.
 Standard library only, and nothing of the grader's: this module is imported first.
 """
 
+import contextlib
 import json
 import os
 import subprocess
@@ -47,6 +48,26 @@ def keep_to_core(environment: MutableMapping[str, str], core: int | None) -> Non
     environment.pop(CORE_VARIABLE, None)
     if core is not None:
         environment[CORE_VARIABLE] = str(core)
+
+
+def chosen_core() -> int | None:
+    """Return the processor the parent chose for this job and its workers, if it chose one.
+
+    See grader.dispatch.cores_for_jobs and `keep_to_core`.
+    """
+    core = os.environ.get(CORE_VARIABLE, "")
+    return int(core) if core.isdigit() else None
+
+
+def keep_to(core: int | None) -> None:
+    """Keep this process on `core` from now on (None: anywhere).
+
+    A processor the system no longer offers is not an error: the job then runs wherever the
+    kernel puts it, only a little slower.
+    """
+    if core is not None:
+        with contextlib.suppress(AttributeError, OSError):
+            os.sched_setaffinity(0, {core})
 
 
 @dataclass

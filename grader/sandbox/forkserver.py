@@ -163,14 +163,20 @@ class ForkServer:
 class Opening:
     """A fork server being set up by a child process while its job goes on.
 
-    The set-up (the runtime copy and its bytecode, the bubblewrap probe) takes about 0.2 s of
-    work that needs nothing of the job's, which collects its hidden tests meanwhile, on another
-    processor: a forked child, not a thread, so that neither waits for the other's lock. The
-    server process itself is started by the caller, in `ready` or `start_if_set_up`.
+    The set-up (the runtime copy and its bytecode, the bubblewrap probe) takes about 0.1 s of
+    work that needs nothing of the job's, which imports pytest and collects its hidden tests
+    meanwhile, on another processor: a forked child, not a thread, so that neither waits for
+    the other's lock. The server process itself is started by the caller, in `ready` or
+    `start_if_set_up`.
+
+    A job opens before it knows what it grades (grader.job), so with the isolation it would
+    choose unasked; `require` then says what the run asks for, and a choice that does not meet
+    it is made again here, on the runtime the child already prepared.
     """
 
     def __init__(self, folder: Path, wanted: str, worker_core: int | None) -> None:
         self.worker_core = worker_core
+        self.asked = self.wanted = wanted  # what the child chooses for; what the run wants
         # This process's block of user ids: the child's own process id would pick another.
         self.uid = containment.worker_uid()
         self.server: ForkServer | None = None
@@ -182,6 +188,17 @@ class Opening:
             _set_up_and_report(folder, wanted, write_end)
         os.close(write_end)
         self.report = read_end
+
+    def require(self, wanted: str) -> None:
+        """Ask for the isolation `wanted` ("auto", "bubblewrap" or "process") before `ready`."""
+        assert self.server is None, "the isolation is chosen once the server has started"
+        self.wanted = wanted
+
+    def keep_workers_to(self, core: int | None) -> None:
+        """Keep every worker on `core` (None: anywhere), from the next one the server forks."""
+        self.worker_core = core
+        if self.server is not None:
+            self.server.worker_core = core
 
     def start_if_set_up(self) -> None:
         """Start the server if the set-up has finished well; never wait for it.
@@ -209,6 +226,12 @@ class Opening:
         if self.outcome is None:
             self.outcome = _read_report(self.report, self.uid)
             self._reap()
+        outcome = self.outcome
+        if isinstance(outcome, Isolation) and not _meets(outcome, self.asked, self.wanted):
+            try:  # chosen unasked, then asked otherwise: rare (--isolation process, say)
+                self.outcome = containment.choose_isolation(outcome.runtime, self.wanted)
+            except RuntimeError as error:
+                self.outcome = str(error)
         if isinstance(self.outcome, str):
             raise RuntimeError(self.outcome)
         return self.outcome
@@ -224,6 +247,17 @@ class Opening:
         self._reap()
         if self.server is not None:
             self.server.close()
+
+
+def _meets(isolation: Isolation, asked: str, wanted: str) -> bool:
+    """Say whether `isolation`, chosen when `asked` was wanted, is what `wanted` would choose.
+
+    A choice of bubblewrap proves it runs, so it is what "auto" would choose too; a fallback
+    chosen under "auto" is the one "process" forces.
+    """
+    if wanted in (asked, isolation.mode):
+        return True
+    return wanted == "auto" and isolation.mode == "bubblewrap"
 
 
 def _set_up_and_report(folder: Path, wanted: str, report: int) -> NoReturn:

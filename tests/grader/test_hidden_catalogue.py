@@ -6,9 +6,10 @@ from types import SimpleNamespace
 import pytest
 
 from grader.hidden.probes import MARKER
+from grader.hidden_session import pytest_arguments
 from grader.integrations.gradescope import bundle_entries
-from grader.job import HIDDEN_CONFIG, pytest_arguments
 from grader.model import CATEGORIES
+from grader.paths import HIDDEN_CONFIG
 from grader.plugin import describe, direct_arguments
 from grader.run import hidden_tests
 

@@ -199,6 +199,39 @@ def test_a_job_sets_its_fork_server_up_in_a_child_process_while_it_goes_on(monke
     assert "LOADED" in output
 
 
+@pytest.mark.parametrize(
+    ("opened_for", "asked", "chosen"),
+    [
+        ("auto", "auto", "bubblewrap"),
+        ("auto", "bubblewrap", "bubblewrap"),
+        ("auto", "process", "process"),  # bubblewrap works, but the run forbids it
+        ("process", "auto", "bubblewrap"),  # the fallback was forced, the run does not force it
+        ("process", "bubblewrap", "bubblewrap"),
+        ("bubblewrap", "process", "process"),
+    ],
+)
+def test_a_fork_server_opened_before_the_run_is_known_has_the_isolation_the_run_asks_for(
+    opened_for, asked, chosen
+):
+    # A job opens its fork server before it reads what to grade (grader/job.py).
+    with ForkServer.opening(opened_for) as opening:
+        opening.require(asked)
+        server = opening.ready()
+        output = printed_at_load(server, "print('LOADED')")
+    assert server.isolation.mode == chosen
+    assert "LOADED" in output
+
+
+def test_a_run_that_requires_bubblewrap_where_it_cannot_run_fails_though_opened_unasked(
+    monkeypatch,
+):
+    monkeypatch.setenv(containment.ISOLATION_VARIABLE, "process")
+    with ForkServer.opening("auto") as opening:
+        opening.require("bubblewrap")
+        with pytest.raises(RuntimeError, match="bubblewrap is required but GRADER_ISOLATION"):
+            opening.ready()
+
+
 def test_a_set_up_that_fails_says_why_in_the_job(monkeypatch):
     monkeypatch.setenv(containment.ISOLATION_VARIABLE, "process")
     required = pytest.raises(RuntimeError, match="bubblewrap is required but GRADER_ISOLATION")
@@ -206,11 +239,14 @@ def test_a_set_up_that_fails_says_why_in_the_job(monkeypatch):
         pass
 
 
+JOB_MODULES = "grader.job, grader.hidden_session"  # all a job imports, its pytest session too
+
+
 def test_a_job_starts_its_fork_server_without_importing_the_workers_own_code():
     # The guard, the loop and the seal are the worker's: a job that imported them would pay
     # for them at every start (about 40 ms) and hold code it never runs.
     imported = subprocess.run(
-        [sys.executable, "-c", "import sys, grader.job; print(sorted(sys.modules))"],
+        [sys.executable, "-c", f"import sys, {JOB_MODULES}; print(sorted(sys.modules))"],
         cwd=PROJECT,
         capture_output=True,
         text=True,

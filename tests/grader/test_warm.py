@@ -56,6 +56,22 @@ def test_a_job_started_ahead_and_never_used_leaves_quietly():
     assert warm.waiting == []
 
 
+def test_a_job_started_ahead_sets_its_fork_server_up_before_it_is_told_what_to_grade(
+    monkeypatch, tmp_path
+):
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # where the job's runtime copy is made
+    warm = WarmJobs.start(1)
+    try:
+        deadline = time.monotonic() + 30
+        while not list(tmp_path.glob("grader-runtime-*/runtime/grader")):
+            assert time.monotonic() < deadline, "no runtime copy while the job waited"
+            time.sleep(0.01)
+        assert warm.waiting[0].poll() is None  # still waiting for its order
+    finally:
+        warm.close()
+    assert list(tmp_path.iterdir()) == []  # unused, it took its set-up away with it
+
+
 def test_a_run_with_more_jobs_than_students_grades_them_and_leaves_no_job_waiting(tmp_path):
     folder = tmp_path / "class"
     folder.mkdir()

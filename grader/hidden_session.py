@@ -27,6 +27,34 @@ from grader.sandbox.containment import describe
 from grader.sandbox.forkserver import Opening
 from grader.warm import chosen_core, keep_to
 
+# pytest's own plugins that a job has no use for, not even imported: the plugin runs each hidden
+# test directly (GradingPlugin.run_directly), so nothing of pytest's per-test protocol (warnings,
+# fixtures of its own, skipping, debugging, unittest classes, outputs such as junit or a cache)
+# ever takes part. The two exception plugins would also collect garbage when the session ends (a
+# whole heap, tens of milliseconds the parent waits for) to report what no test here can leave.
+UNUSED_PLUGINS = (
+    "cacheprovider",
+    "logging",
+    "unraisableexception",
+    "threadexception",
+    "debugging",
+    "doctest",
+    "faulthandler",
+    "junitxml",
+    "legacypath",
+    "monkeypatch",
+    "pastebin",
+    "recwarn",
+    "setuponly",
+    "setupplan",
+    "skipping",
+    "stepwise",
+    "subtests",
+    "tmpdir",
+    "unittest",
+    "warnings",
+)
+
 
 def pytest_arguments(collect_only: bool = False) -> list[str]:
     """Return the arguments of the job's pytest session: quiet, with the suite's own config file."""
@@ -38,16 +66,7 @@ def pytest_arguments(collect_only: bool = False) -> list[str]:
         # summary would cost seconds per class to render, for a log nobody reads.
         "--tb=no",
         "-rN",
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "no:logging",
-        # Both collect garbage when the session ends (a whole heap, tens of milliseconds the
-        # parent waits for), to report what no test here can leave: tests run directly.
-        "-p",
-        "no:unraisableexception",
-        "-p",
-        "no:threadexception",
+        *(word for plugin in UNUSED_PLUGINS for word in ("-p", f"no:{plugin}")),
         "-c",
         str(HIDDEN_CONFIG),
         "--rootdir",

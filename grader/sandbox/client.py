@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 from grader.sandbox import cgroups, containment
 from grader.sandbox.cleanup import remove_tree
-from grader.sandbox.clock import Stopwatch
+from grader.sandbox.clock import Stopwatch, poll_until
 from grader.sandbox.forkserver import ForkServer
 from grader.sandbox.inside.protocol import (
     READ_BYTES,
@@ -249,11 +249,15 @@ class Worker:
 
 def reap_orphans() -> None:
     """Collect every child that has ended, waiting a little for killed ones to finish dying."""
-    deadline = time.monotonic() + REAP_SECONDS
-    while time.monotonic() < deadline:
+    poll_until(_none_left, time.monotonic() + REAP_SECONDS, longest=0.005)
+
+
+def _none_left() -> bool:
+    """Collect every child that has ended; say whether this process has no child left."""
+    while True:
         try:
             pid, _ = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
-            return
-        if pid == 0:
-            time.sleep(0.005)
+            return True
+        if pid == 0:  # one is still running
+            return False

@@ -19,6 +19,7 @@ from grader.sandbox import cgroups, containment
 from grader.sandbox.cleanup import remove_tree
 from grader.sandbox.clock import Stopwatch, poll_until
 from grader.sandbox.forkserver import ForkServer
+from grader.sandbox.inside.picture import json_text
 from grader.sandbox.inside.protocol import (
     READ_BYTES,
     Hello,
@@ -33,10 +34,6 @@ from grader.sandbox.inside.protocol import (
 
 MAX_REPLY_BYTES = 32 << 20
 REAP_SECONDS = 1.0
-# What the trusted side writes as JSON (requests, scenario keys) are trees built here, pictures
-# bounded and never cyclic: the encoder's check for cycles, an id kept per list and dict, only
-# slowed each of them down (a third, for a picture of rows).
-TREE_JSON = json.JSONEncoder(check_circular=False)
 # Generous enough for any honest submission; they stop a runaway one from hurting the machine.
 FIXED_LIMITS = {
     "open_files": 64,
@@ -131,7 +128,7 @@ class Worker:
     def send(self, message: JobMessage) -> None:
         """Write one request; a worker that is gone shows as how it ended."""
         try:
-            os.write(self.request_write, (TREE_JSON.encode(message) + "\n").encode("ascii"))
+            os.write(self.request_write, (json_text(message) + "\n").encode("ascii"))
         except OSError:
             raise self._death() from None
 

@@ -14,7 +14,6 @@ from typing import Literal, overload
 
 from grader.model import CodeUnit, Limits
 from grader.sandbox.client import (
-    TREE_JSON,
     SandboxForbidden,
     SandboxProblem,
     SandboxTimeout,
@@ -24,7 +23,7 @@ from grader.sandbox.client import (
 from grader.sandbox.clock import WALL_FACTOR, Stopwatch
 from grader.sandbox.forkserver import ForkServer
 from grader.sandbox.handlers import Scenario, Toolbox
-from grader.sandbox.inside.picture import untag
+from grader.sandbox.inside.picture import json_text, untag
 from grader.sandbox.inside.protocol import (
     CheckReply,
     CodeUnitMessage,
@@ -277,7 +276,7 @@ def scenario_key(data: Scenario) -> ScenarioKey:
     """
     fields = sorted(data.items())  # names are unique: no two values are ever compared
     try:
-        return TREE_JSON.encode(fields)
+        return json_text(fields)
     except (TypeError, ValueError):
         return _walked_key(fields)
 

@@ -216,7 +216,8 @@ def _refuse(value: object) -> None:
 # The C encoder itself, bound before student code runs (a submission that patches `json`
 # cannot reach it). No cycle markers (pictures and messages are trees of bounded depth), ASCII
 # only, compact, NaN and infinities written as JSON's readers take them; anything but plain
-# data is refused. The channel writes its messages with it too.
+# data is refused. The channel writes its messages with it too, and the trusted side its
+# requests and scenario keys (without the check for cycles, a third faster for a picture of rows).
 _ENCODE = make_encoder(None, _refuse, encode_basestring_ascii, None, ":", ",", False, False, True)
 
 

@@ -1,4 +1,4 @@
-"""One grading job: a single pytest session that runs the hidden tests for a list of submissions.
+"""One grading job: the hidden tests, collected once, run for each submission of a list.
 
     python -m grader.job INPUT.jsonl OUTPUT_DIR    grade; write OUTPUT_DIR/<key>.json per submission
                                                   (and OUTPUT_DIR/facts.json once the hidden
@@ -6,11 +6,12 @@
     python -m grader.job --list OUTPUT.json        write the catalogue of hidden tests, run nothing
 
 The job runs only the grader's own code; student code runs in the sandbox workers it starts.
-Its first step, before pytest is even imported, is to set up the fork server those workers come
-from (grader/sandbox/forkserver.py); the pytest session itself is grader/hidden_session.py.
-Each result file is written atomically as soon as its submission is done, so the parent can
-report progress and keep every finished result even if this job dies later. A job never
-outlives the grader that started it (see `stop_with_parent`).
+Its first step is to set up the fork server those workers come from (grader/sandbox/
+forkserver.py); meanwhile it reads its hidden tests (grader/suite.py: without even importing
+pytest when pytest's catalogue on record agrees) and then calls them for each submission
+(grader/grading.py, grader/runner.py). Each result file is written atomically as soon as its
+submission is done, so the parent can report progress and keep every finished result even if
+this job dies later. A job never outlives the grader that started it (see `stop_with_parent`).
 """
 
 import ctypes
@@ -28,13 +29,14 @@ from grader.warm import AWAIT, keep_to_core, order_of
 
 PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 PARENT_POLL_SECONDS = 0.5
+INTERRUPTED = 2  # pytest's own code for a stopped session, which a job's exit kept
 
 
 def stop_with_parent() -> None:
     """Stop this job cleanly on SIGTERM or SIGINT, and get SIGTERM when its parent dies.
 
-    Stopping raises KeyboardInterrupt, which pytest lets through, so the running submission's
-    worker is killed on the way out and no half-graded result is written.
+    Stopping raises KeyboardInterrupt, so the running submission's worker is killed on the way
+    out and no half-graded result is written.
     """
     for number in (signal.SIGTERM, signal.SIGINT):
         signal.signal(number, _interrupt)
@@ -78,25 +80,31 @@ def main(argv: list[str]) -> int:
         return list_tests(argv[2])
     # The fork server's bubblewrap comes to this process when it adopts orphans: before it starts.
     adopt_orphans()
-    # The set-up (about 0.1 s) goes on beside pytest's import (about as long) and the wait for
+    # The set-up (about 0.1 s) goes on beside the reading of the hidden tests and the wait for
     # what to grade; the run's own isolation is asked for once it is known (Opening.require).
     with ForkServer.opening("auto") as opening:
-        return _grade_with(opening, argv)
+        try:
+            return _grade_with(opening, argv)
+        except KeyboardInterrupt:  # stopped (stop_with_parent): the worker went with `opening`
+            return INTERRUPTED
 
 
 def _grade_with(opening: Opening, argv: list[str]) -> int:
-    """Import the pytest session, wait for what to grade if started ahead, and grade it."""
-    # Imported only now: pytest's import, most of a job's start, goes on beside the set-up.
-    from grader.hidden_session import grade
+    """Read the hidden tests, wait for what to grade if started ahead, and grade it."""
+    # Imported only now, once the set-up is on its way: about 40 ms of the job's start.
+    from grader.grading import grade
+    from grader.suite import hidden_calls
 
-    if argv[1] == AWAIT:  # started ahead (grader.warm): wait, imported, for what to grade
-        line = sys.stdin.readline()
-        if not line:
-            return 0  # the run did not need this job
-        arguments, log_path, core = order_of(line)
-        take_order(log_path, core)
-        argv = [argv[0], *arguments]
-    return grade(argv[1], argv[2], opening)
+    if argv[1] != AWAIT:
+        return grade(argv[1], argv[2], opening)
+    # Started ahead (grader.warm): the tests are read while the job waits for what to grade.
+    tests = hidden_calls()
+    line = sys.stdin.readline()
+    if not line:
+        return 0  # the run did not need this job
+    arguments, log_path, core = order_of(line)
+    take_order(log_path, core)
+    return grade(arguments[0], arguments[1], opening, tests)
 
 
 def take_order(log_path: str, core: int | None) -> None:
@@ -111,8 +119,8 @@ def take_order(log_path: str, core: int | None) -> None:
 def leave(code: int) -> NoReturn:
     """End the job at once: every file is written and closed, every worker stopped.
 
-    The interpreter's own tear-down (pytest's hundreds of items, every module) would take
-    tens of milliseconds more, while the parent waits for this process to end.
+    The interpreter's own tear-down (hundreds of hidden tests, every module) would take tens of
+    milliseconds more, while the parent waits for this process to end.
     """
     sys.stdout.flush()
     sys.stderr.flush()

@@ -3,7 +3,8 @@
     grader/dispatch.py   writes the jobs' inputs (deal_job_inputs) and starts the jobs
     grader/job.py        reads it, writes facts.json (FactsFile) once the hidden tests are
                          collected, then one ResultFile per submission as soon as it is graded
-    grader/plugin.py     builds the catalogue (CatalogueEntry) and each result's outcomes
+    grader/suite.py      builds the catalogue (CatalogueEntry), as grader/plugin.py does from
+                         pytest's collection; grader/runner.py each result's outcomes
     grader/run.py        reads facts.json and the result files back into grader.model's types
 
 A job's input is JSON Lines: its JobSettings on the first line, then one JobEntry per line, so
@@ -15,6 +16,7 @@ declared apart, in grader/sandbox/inside/protocol.py, which the worker reads too
 
 import contextlib
 import json
+import os
 from array import array
 from collections.abc import Container, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -102,6 +104,19 @@ def _entries(stream: TextIO) -> Iterator[JobEntry]:
                 yield entry
 
 
+def write_json(path: str | Path, data: "ResultFile | FactsFile | list[CatalogueEntry]") -> None:
+    """Write JSON to `path` atomically: readers see the whole file or no file.
+
+    The partial file is this process's own: every job of a run writes facts.json, often at the
+    same moment, and with one shared partial name one job's rename took the other's file away
+    (FileNotFoundError in a pytest hook: the job ended with exit code 3 before its first student).
+    """
+    path = Path(path)
+    partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
+    partial.write_text(json.dumps(data), encoding="utf-8")
+    os.replace(partial, path)
+
+
 def copy_job_input(source: Path, target: Path, keys: Container[int]) -> None:
     """Write to `target` the input `source` with only the entries whose key is in `keys`."""
     settings, entries = read_job_input(source)
@@ -109,7 +124,7 @@ def copy_job_input(source: Path, target: Path, keys: Container[int]) -> None:
 
 
 class GradingEntry(TypedDict):
-    """One submission as the job's plugin grades it (a JobEntry, read)."""
+    """One submission as the job's runner grades it (a JobEntry, read)."""
 
     key: str
     units: tuple[CodeUnit, ...]
@@ -120,10 +135,31 @@ class CatalogueEntry(TypedDict):
     """One hidden test as the job collected it, known without running anything."""
 
     test_id: str  # "<category>/<test name>[<case id>]"
-    category: str  # "uncategorised" unless the test has exactly one category marker
-    categories: list[str]  # every category marker the test has
+    category: str  # UNCATEGORISED unless the test has exactly one category
+    categories: list[str]  # every category the test has
     description: str  # the first line of its docstring, in a student's words
     case: str  # which case of a parametrized test, in a student's words
+
+
+UNCATEGORISED = "uncategorised"  # a test without exactly one category: it counts for none
+
+
+def catalogue_entry(
+    name: str, doc: str | None, categories: list[str], case: str = ""
+) -> CatalogueEntry:
+    """Return the catalogue entry of the hidden test `name` (with its case id, if any).
+
+    `doc` is the test function's docstring: its first line says what the test checks.
+    """
+    category = categories[0] if len(categories) == 1 else UNCATEGORISED
+    lines = (doc or "").strip().splitlines()
+    return {
+        "test_id": f"{category}/{name}",
+        "category": category,
+        "categories": categories,
+        "description": lines[0] if lines else name,
+        "case": case,
+    }
 
 
 class OutcomeData(CatalogueEntry):

@@ -43,6 +43,7 @@ SANDBOXED = {
     "test_sandbox_kernel",
     "test_selfcheck",
     "test_shards",
+    "test_suite_jobs",
 }
 SLOW = {
     "test_gradescope_debootstrap",

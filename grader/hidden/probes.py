@@ -7,10 +7,8 @@ tagged values; the few it cannot even describe (cycles, IntEnum members) as name
 
 import enum
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any, Final, Literal, TypedDict, Unpack
-
-import pytest
 
 from course.contract import FAILURE_CODES
 from grader.model import NotJudged
@@ -158,18 +156,6 @@ def describe_raise(observation: Observation) -> str:
     """A sentence for assertion messages when invoke_tool raised instead of returning."""
     raised = observation.raised
     return f"invoke_tool raised {raised['type']}" if raised else "invoke_tool returned"
-
-
-def cases(table: Mapping[str, tuple[str, object]]) -> list[pytest.ParameterSet]:
-    """Return pytest parameters from {id: (words, value)}: each case named in a student's words.
-
-    The words ("for the id 0") complete the test's one-line description in every report, so a
-    student learns which case failed without seeing the hidden code.
-    """
-    return [
-        pytest.param(value, id=name, marks=pytest.mark.case(words))
-        for name, (words, value) in table.items()
-    ]
 
 
 def envelope_of(observation: Observation) -> object:

@@ -7,13 +7,11 @@ judges; whether a failure should have happened at all is other categories' busin
 
 from typing import Any
 
-import pytest
-
 from course.contract import ENVELOPE_KEYS, FAILURE_CODES, NOT_FOUND
+from grader.hidden.cases import cases, parametrize
 from grader.hidden.probes import (
     MARKER,
     ROOMY,
-    cases,
     envelope_of,
     field,
     loosely_equal,
@@ -32,7 +30,7 @@ from grader.sandbox.handlers import Scenario
 from grader.sandbox.session import Observation, SubmissionSession
 from grader.sandbox.values import same_json
 
-pytestmark = pytest.mark.category("envelope")
+CATEGORY = "envelope"
 
 IDS = {
     "zero": ("for the id 0", 0),
@@ -99,7 +97,7 @@ def engaged(observation: Observation) -> bool:
     return bool(observation.envelopes) or any(observation["calls"].values())
 
 
-@pytest.mark.parametrize("request_id", cases(IDS))
+@parametrize("request_id", cases(IDS))
 def test_id_survives_success(submission: SubmissionSession, request_id: object) -> None:
     """The id comes back unchanged, in type and value, when the handler succeeds."""
     observation = submission.call(scenario(returns(ONE), request_id=request_id))
@@ -108,7 +106,7 @@ def test_id_survives_success(submission: SubmissionSession, request_id: object) 
     assert ids_match(observation, request_id), observation.envelope
 
 
-@pytest.mark.parametrize("failure", FAILURES)
+@parametrize("failure", FAILURES)
 def test_id_survives_failure(submission: SubmissionSession, failure: str) -> None:
     """The id comes back unchanged, in type and value, whatever way the call fails."""
     request_id = FAILURE_IDS[failure]
@@ -124,7 +122,7 @@ SUCCESSES = {"pair": ("for the result [1, 2]", (PAIR, None))} | {
 SUCCESSES["deep_50"] = ("for a value nested 50 levels deep", (DEEP_50, ROOMY))
 
 
-@pytest.mark.parametrize("success", cases(SUCCESSES))
+@parametrize("success", cases(SUCCESSES))
 def test_success_envelope_has_exactly_four_keys(
     submission: SubmissionSession, success: tuple[object, int | None]
 ) -> None:
@@ -142,7 +140,7 @@ def test_success_envelope_has_exactly_four_keys(
     assert isinstance(envelope, dict) and set(envelope) == set(ENVELOPE_KEYS), envelope
 
 
-@pytest.mark.parametrize("failure", FAILURES)
+@parametrize("failure", FAILURES)
 def test_failure_envelope_has_exactly_four_keys(
     submission: SubmissionSession, failure: str
 ) -> None:
@@ -176,7 +174,7 @@ def consistent(envelope: object) -> bool:
     )
 
 
-@pytest.mark.parametrize("failure", FAILURES)
+@parametrize("failure", FAILURES)
 def test_failure_shape(submission: SubmissionSession, failure: str) -> None:
     """A failure has ok set to False, value None and error exactly one of the seven codes."""
     envelope = returned(submission.call(failing("req-1")[failure]))
@@ -210,7 +208,7 @@ def value_kept(submission: SubmissionSession, observation: Observation, value: o
     return False
 
 
-@pytest.mark.parametrize("value", cases(FALSY))
+@parametrize("value", cases(FALSY))
 def test_falsy_result_is_a_success(submission: SubmissionSession, value: object) -> None:
     """A handler that returns a falsy value such as None, 0 or "" succeeds with that value."""
     observation = submission.call(scenario(returns(value)))
@@ -241,7 +239,7 @@ OUTCOMES = {
 }
 
 
-@pytest.mark.parametrize("outcome", cases(OUTCOMES))
+@parametrize("outcome", cases(OUTCOMES))
 def test_each_call_returns_a_new_envelope(submission: SubmissionSession, outcome: str) -> None:
     """Each call returns a new envelope, never an object it returned before or was given."""
     probes: dict[str, Scenario] = {
@@ -275,7 +273,7 @@ LEFT_ALONE = {
 }
 
 
-@pytest.mark.parametrize("probe", cases(LEFT_ALONE))
+@parametrize("probe", cases(LEFT_ALONE))
 def test_request_is_left_unchanged(submission: SubmissionSession, probe: Scenario) -> None:
     """The call leaves the request exactly as it was, whatever the outcome."""
     observation = submission.call(probe)
@@ -288,7 +286,7 @@ def test_request_is_left_unchanged(submission: SubmissionSession, probe: Scenari
 ANY_ARGUMENTS = {"default": ("for the arguments of a plain call", None)} | ARGUMENT_SETS
 
 
-@pytest.mark.parametrize("arguments", cases(ANY_ARGUMENTS))
+@parametrize("arguments", cases(ANY_ARGUMENTS))
 def test_request_is_left_unchanged_whatever_its_arguments(
     submission: SubmissionSession, arguments: dict[str, Any] | None
 ) -> None:
@@ -305,7 +303,7 @@ TOOLS_LEFT_ALONE = {
 }
 
 
-@pytest.mark.parametrize("probe", cases(TOOLS_LEFT_ALONE))
+@parametrize("probe", cases(TOOLS_LEFT_ALONE))
 def test_tools_are_left_unchanged(submission: SubmissionSession, probe: Scenario) -> None:
     """The call leaves the tools table exactly as it was: same names, same handlers."""
     observation = submission.call(probe)

@@ -9,14 +9,12 @@ Exception goes on as the very object the handler raised, unchanged.
 
 from typing import Any
 
-import pytest
-
 from course.contract import INVALID_INPUT, NOT_FOUND, PERMISSION_DENIED, TOOL_FAILED, UNKNOWN_TOOL
+from grader.hidden.cases import cases, parametrize
 from grader.hidden.probes import (
     FALSY_HANDLERS,
     ROOMY,
     UNKNOWN_NAMES,
-    cases,
     code_of,
     describe_raise,
     outcome_of,
@@ -39,7 +37,7 @@ from grader.model import NotJudged
 from grader.sandbox.handlers import Scenario, ToolSpec
 from grader.sandbox.session import SubmissionSession
 
-pytestmark = pytest.mark.category("error_codes")
+CATEGORY = "error_codes"
 
 COURSE_EXCEPTIONS = {
     "invalid_input": ("for InvalidInputError", INVALID_INPUT),
@@ -180,7 +178,7 @@ GOOD_RESULTS |= {
 error_of = code_of
 
 
-@pytest.mark.parametrize("tool", cases(UNKNOWN_NAMES))
+@parametrize("tool", cases(UNKNOWN_NAMES))
 def test_unknown_tool_code(submission: SubmissionSession, tool: str) -> None:
     """A tool name that is not exactly a key of the tools table gives unknown_tool."""
     observation = submission.call(unknown_tool_scenario(tool=tool))
@@ -194,7 +192,7 @@ def test_unknown_tool_with_empty_table(submission: SubmissionSession) -> None:
     assert error_of(submission.call(probe)) == UNKNOWN_TOOL
 
 
-@pytest.mark.parametrize("handler", cases(FALSY_HANDLERS))
+@parametrize("handler", cases(FALSY_HANDLERS))
 def test_a_handler_that_is_false_is_still_a_tool(
     submission: SubmissionSession, handler: ToolSpec
 ) -> None:
@@ -212,7 +210,7 @@ def test_a_handler_that_is_false_is_still_a_tool(
     assert outcome_of(observation) not in EXCEPTION_CODES
 
 
-@pytest.mark.parametrize("kind", cases({k: (w, k) for k, (w, _) in COURSE_EXCEPTIONS.items()}))
+@parametrize("kind", cases({k: (w, k) for k, (w, _) in COURSE_EXCEPTIONS.items()}))
 def test_course_exception_code(submission: SubmissionSession, kind: str) -> None:
     """A course exception, a subclass of it, or one mixed with a built-in, gives its own code."""
     observation = submission.call(scenario(raises(kind)))
@@ -225,14 +223,14 @@ def test_exception_of_two_course_classes(submission: SubmissionSession) -> None:
     assert error_of(observation) in (INVALID_INPUT, NOT_FOUND)
 
 
-@pytest.mark.parametrize("kind", cases({k: (w, k) for k, w in OTHER_EXCEPTIONS.items()}))
+@parametrize("kind", cases({k: (w, k) for k, w in OTHER_EXCEPTIONS.items()}))
 def test_other_exception_is_tool_failed(submission: SubmissionSession, kind: str) -> None:
     """Any other exception, built-ins like KeyError or PermissionError included, is tool_failed."""
     observation = submission.call(scenario(raises(kind)))
     assert error_of(observation) == TOOL_FAILED
 
 
-@pytest.mark.parametrize(
+@parametrize(
     "case", cases({k: (w, (kind, text)) for k, (w, kind, text) in MISLEADING_MESSAGES.items()})
 )
 def test_the_message_never_decides_the_code(
@@ -244,7 +242,7 @@ def test_the_message_never_decides_the_code(
     assert error_of(observation) == CODE_OF_KIND.get(kind, TOOL_FAILED)
 
 
-@pytest.mark.parametrize(
+@parametrize(
     "kind",
     cases(
         {
@@ -262,7 +260,7 @@ def test_exception_without_message_still_has_its_code(
     assert error_of(observation) == expected
 
 
-@pytest.mark.parametrize("probe", cases(BAD_RESULTS))
+@parametrize("probe", cases(BAD_RESULTS))
 def test_a_result_that_cannot_be_encoded_never_escapes(
     submission: SubmissionSession, probe: Scenario
 ) -> None:
@@ -271,7 +269,7 @@ def test_a_result_that_cannot_be_encoded_never_escapes(
     assert observation.envelope is not None, describe_raise(observation)
 
 
-@pytest.mark.parametrize("handler", cases(GOOD_RESULTS))
+@parametrize("handler", cases(GOOD_RESULTS))
 def test_an_accepted_result_never_makes_invoke_tool_raise(
     submission: SubmissionSession, handler: ToolSpec
 ) -> None:
@@ -289,7 +287,7 @@ RETURNED = {
 }
 
 
-@pytest.mark.parametrize("handler", cases(RETURNED))
+@parametrize("handler", cases(RETURNED))
 def test_a_returned_result_never_gets_an_exception_code(
     submission: SubmissionSession, handler: ToolSpec
 ) -> None:
@@ -300,7 +298,7 @@ def test_a_returned_result_never_gets_an_exception_code(
     assert outcome_of(observation) not in EXCEPTION_CODES
 
 
-@pytest.mark.parametrize("arguments", cases(ARGUMENT_SETS))
+@parametrize("arguments", cases(ARGUMENT_SETS))
 def test_arguments_never_decide_the_code(
     submission: SubmissionSession, arguments: dict[str, Any]
 ) -> None:
@@ -310,7 +308,7 @@ def test_arguments_never_decide_the_code(
     assert outcome_of(observation) not in EXCEPTION_CODES
 
 
-@pytest.mark.parametrize(
+@parametrize(
     "budget",
     cases(
         {
@@ -327,7 +325,7 @@ def test_a_result_over_or_under_its_budget_never_escapes(
     assert observation.envelope is not None, describe_raise(observation)
 
 
-@pytest.mark.parametrize("kind", cases({k: (w, k) for k, w in BASE_EXCEPTIONS.items()}))
+@parametrize("kind", cases({k: (w, k) for k, w in BASE_EXCEPTIONS.items()}))
 def test_base_exception_propagates_unchanged(submission: SubmissionSession, kind: str) -> None:
     """A BaseException that is not an Exception, such as KeyboardInterrupt, propagates unchanged."""
     observation = submission.call(scenario(raises(kind)))
@@ -335,7 +333,7 @@ def test_base_exception_propagates_unchanged(submission: SubmissionSession, kind
     assert observation.raised["same_object"], f"{describe_raise(observation)}, a different object"
 
 
-@pytest.mark.parametrize("kind", cases({k: (w, k) for k, w in BASE_EXCEPTIONS.items()}))
+@parametrize("kind", cases({k: (w, k) for k, w in BASE_EXCEPTIONS.items()}))
 def test_base_exception_propagates_as_raised(submission: SubmissionSession, kind: str) -> None:
     """A BaseException such as KeyboardInterrupt goes on as raised: no note, no `from`, same args.
 

@@ -7,12 +7,10 @@ False, which is still a tool.
 
 from typing import Any
 
-import pytest
-
+from grader.hidden.cases import cases, parametrize
 from grader.hidden.probes import (
     FALSY_HANDLERS,
     UNKNOWN_NAMES,
-    cases,
     flaky,
     raises,
     returned,
@@ -26,7 +24,7 @@ from grader.hidden.verdicts import called_for, request_kept
 from grader.sandbox.handlers import ToolSpec
 from grader.sandbox.session import SubmissionSession
 
-pytestmark = pytest.mark.category("no_retry")
+CATEGORY = "no_retry"
 
 HANDLERS = {
     "success": ("for a success", returns(ONE)),
@@ -53,14 +51,14 @@ HANDLERS = {
 }
 
 
-@pytest.mark.parametrize("handler", cases(HANDLERS))
+@parametrize("handler", cases(HANDLERS))
 def test_handler_is_called_exactly_once(submission: SubmissionSession, handler: ToolSpec) -> None:
     """The handler is called exactly once per call of invoke_tool, whatever it returns or raises."""
     observation = submission.call(scenario(handler))
     assert observation["calls"] == {"probe": 1}
 
 
-@pytest.mark.parametrize("arguments", cases(ARGUMENT_SETS))
+@parametrize("arguments", cases(ARGUMENT_SETS))
 def test_handler_is_called_once_whatever_the_arguments(
     submission: SubmissionSession, arguments: dict[str, Any]
 ) -> None:
@@ -74,7 +72,7 @@ def test_too_large_result_is_not_retried(submission: SubmissionSession) -> None:
     assert observation["calls"] == {"probe": 1}
 
 
-@pytest.mark.parametrize(
+@parametrize(
     "handler", cases({name: (HANDLERS[name][0], name) for name in ("success", "tool_failed")})
 )
 def test_two_calls_call_the_handler_twice(submission: SubmissionSession, handler: str) -> None:
@@ -86,7 +84,7 @@ def test_two_calls_call_the_handler_twice(submission: SubmissionSession, handler
     assert observation["calls"] == {"probe": 2}
 
 
-@pytest.mark.parametrize("tool", cases(UNKNOWN_NAMES))
+@parametrize("tool", cases(UNKNOWN_NAMES))
 def test_unknown_tool_calls_no_handler(submission: SubmissionSession, tool: str) -> None:
     """For an unknown tool, no handler at all is called."""
     observation = submission.call(unknown_tool_scenario(tool=tool))

@@ -13,11 +13,9 @@ succeeds" is this category's own sentence, so only its bottom's own refusal sets
 
 from typing import Any, Literal
 
-import pytest
-
+from grader.hidden.cases import cases, parametrize
 from grader.hidden.probes import (
     ROOMY,
-    cases,
     describe_raise,
     field,
     mutates,
@@ -50,7 +48,7 @@ from grader.sandbox.inside.picture import untag
 from grader.sandbox.session import MISSING, Observation, SubmissionSession
 from grader.sandbox.values import same_json
 
-pytestmark = pytest.mark.category("ownership")
+CATEGORY = "ownership"
 
 ARGUMENTS = ARGUMENT_SETS
 NESTED = NESTED_ARGUMENTS  # returned as a value too, so it is one of the vocabulary's cases
@@ -73,7 +71,7 @@ def arguments_after(
     return request.get("arguments") if isinstance(request, dict) else request
 
 
-@pytest.mark.parametrize("arguments", cases(ARGUMENTS))
+@parametrize("arguments", cases(ARGUMENTS))
 def test_handler_mutation_leaves_request_unchanged(
     submission: SubmissionSession, arguments: dict[str, Any]
 ) -> None:
@@ -110,7 +108,7 @@ def test_every_call_copies_the_arguments_afresh(submission: SubmissionSession) -
     assert not observation["arguments_shared"], "the handler was given the request's own objects"
 
 
-@pytest.mark.parametrize("arguments", cases(ARGUMENTS))
+@parametrize("arguments", cases(ARGUMENTS))
 def test_handler_is_given_arguments_of_its_own(
     submission: SubmissionSession, arguments: dict[str, Any]
 ) -> None:
@@ -129,7 +127,7 @@ def test_handler_is_given_arguments_of_its_own(
     assert not observation["arguments_shared"], "the handler was given the caller's own objects"
 
 
-@pytest.mark.parametrize("arguments", cases(ARGUMENTS))
+@parametrize("arguments", cases(ARGUMENTS))
 def test_handler_receives_a_faithful_copy(
     submission: SubmissionSession, arguments: dict[str, Any]
 ) -> None:
@@ -142,7 +140,7 @@ def test_handler_receives_a_faithful_copy(
     assert received and all(same_json(untag(copy), given) for copy in received)
 
 
-@pytest.mark.parametrize("value", cases(VALUES))
+@parametrize("value", cases(VALUES))
 def test_value_is_faithful(submission: SubmissionSession, value: object) -> None:
     """A successful value equals the handler's result with the same types, and is a new object."""
     observation = submission.call(scenario(returns(value), max_result_bytes=ROOMY))
@@ -161,7 +159,7 @@ def test_a_value_nested_50_levels_deep_succeeds(submission: SubmissionSession) -
     assert same_json(field(observation, "value"), value), "the deep value did not come back"
 
 
-@pytest.mark.parametrize("held", cases(SHAPES))
+@parametrize("held", cases(SHAPES))
 def test_value_shares_nothing_with_handler_result(
     submission: SubmissionSession, held: object
 ) -> None:
@@ -197,7 +195,7 @@ REPEATED = {
 }
 
 
-@pytest.mark.parametrize("does", cases(REPEATED))
+@parametrize("does", cases(REPEATED))
 def test_two_calls_share_no_value(submission: SubmissionSession, does: str) -> None:
     """Two calls never return values that share a list or dict: nothing is cached between calls."""
     held = ROWS_AND_NEXT

@@ -5,11 +5,9 @@ it. When it raised instead (rule 8) or reported a success (a wrong code), error_
 case and it steps aside here; an envelope that says nothing passes no redaction test.
 """
 
-import pytest
-
+from grader.hidden.cases import cases, parametrize
 from grader.hidden.probes import (
     MARKER,
-    cases,
     envelope_of,
     failure_of,
     raises,
@@ -18,7 +16,7 @@ from grader.hidden.probes import (
 )
 from grader.sandbox.session import Observation, SubmissionSession
 
-pytestmark = pytest.mark.category("redaction")
+CATEGORY = "redaction"
 
 KINDS = {
     "invalid_input": "for InvalidInputError",
@@ -53,7 +51,7 @@ def leaks(observation: Observation) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("kind", cases({kind: (words, kind) for kind, words in KINDS.items()}))
+@parametrize("kind", cases({kind: (words, kind) for kind, words in KINDS.items()}))
 def test_exception_text_stays_out_of_the_envelope(submission: SubmissionSession, kind: str) -> None:
     """No exception's message, arguments, notes, type name or traceback appear in the envelope."""
     observation = submission.call(scenario(raises(kind)))

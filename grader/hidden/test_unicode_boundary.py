@@ -6,12 +6,10 @@ refused there too, the vocabulary (or error_codes) decided it and the case steps
 accepted there, the refusal came from the budget, and the case is judged.
 """
 
-import pytest
-
 from course.contract import RESULT_TOO_LARGE
+from grader.hidden.cases import cases, parametrize
 from grader.hidden.probes import (
     SUCCESS,
-    cases,
     describe_raise,
     encoded_size,
     outcome_of,
@@ -30,7 +28,7 @@ from grader.hidden.results import (
 from grader.hidden.verdicts import settled_elsewhere
 from grader.sandbox.session import SubmissionSession
 
-pytestmark = pytest.mark.category("unicode_boundary")
+CATEGORY = "unicode_boundary"
 
 VALUES = MEASURED
 # The megabyte's size, measured once per job rather than once per submission (milliseconds each).
@@ -72,13 +70,13 @@ def plain_outcome(submission: SubmissionSession, value: object, budget: int) -> 
     return outcome_of(observation)
 
 
-@pytest.mark.parametrize("value", cases(VALUES))
+@parametrize("value", cases(VALUES))
 def test_size_equal_to_budget_passes(submission: SubmissionSession, value: object) -> None:
     """A result whose encoded size equals max_result_bytes succeeds."""
     assert judged_outcome(submission, value, encoded_size(value)) == SUCCESS
 
 
-@pytest.mark.parametrize("value", cases(VALUES))
+@parametrize("value", cases(VALUES))
 def test_one_byte_over_budget_is_too_large(submission: SubmissionSession, value: object) -> None:
     """A result one byte larger than max_result_bytes gives result_too_large."""
     assert judged_outcome(submission, value, encoded_size(value) - 1) == RESULT_TOO_LARGE
@@ -94,26 +92,26 @@ EXACT = {n: (f"for a result of exactly the budget {w}", UNITS[n]) for n, w in UN
 OVER = {n: (f"for a result one byte over the budget {w}", UNITS[n]) for n, w in UNIT_WORDS.items()}
 
 
-@pytest.mark.parametrize("unit", cases(EXACT))
+@parametrize("unit", cases(EXACT))
 def test_default_budget_is_4096_bytes(submission: SubmissionSession, unit: str) -> None:
     """Without max_result_bytes, a result of exactly 4096 bytes succeeds."""
     assert judged_outcome(submission, text_of_size(DEFAULT_BUDGET, unit)) == SUCCESS
 
 
-@pytest.mark.parametrize("unit", cases(OVER))
+@parametrize("unit", cases(OVER))
 def test_default_budget_rejects_4097_bytes(submission: SubmissionSession, unit: str) -> None:
     """Without max_result_bytes, a result of 4097 bytes gives result_too_large."""
     value = text_of_size(DEFAULT_BUDGET + 1, unit)
     assert judged_outcome(submission, value) == RESULT_TOO_LARGE
 
 
-@pytest.mark.parametrize("value", cases(SMALLEST))
+@parametrize("value", cases(SMALLEST))
 def test_zero_budget_rejects_every_value(submission: SubmissionSession, value: object) -> None:
     """With max_result_bytes 0, even the smallest result gives result_too_large."""
     assert judged_outcome(submission, value, 0) == RESULT_TOO_LARGE
 
 
-@pytest.mark.parametrize(
+@parametrize(
     "value", cases({"text": ("for a 1-byte result", 7), "pair": ("for a 2-byte result", "")})
 )
 def test_a_tiny_budget_is_measured_exactly(submission: SubmissionSession, value: object) -> None:
@@ -127,7 +125,7 @@ SIZES = {
 }
 
 
-@pytest.mark.parametrize("value", cases(SIZES))
+@parametrize("value", cases(SIZES))
 def test_large_budget_accepts_large_value(submission: SubmissionSession, value: object) -> None:
     """A large budget is honoured as given: a large result of exactly that size succeeds."""
     assert plain_outcome(submission, value, size_of(value)) == SUCCESS

@@ -5,15 +5,14 @@ and an accepted value refused with another code than invalid_result (too large, 
 is another category's wrong answer: only invalid_result is the vocabulary's verdict.
 """
 
-import pytest
-
 from course.contract import INVALID_RESULT, RESULT_TOO_LARGE
-from grader.hidden.probes import ROOMY, SUCCESS, cases, outcome_of, returns, returns_made, scenario
+from grader.hidden.cases import cases, parametrize
+from grader.hidden.probes import ROOMY, SUCCESS, outcome_of, returns, returns_made, scenario
 from grader.hidden.results import ACCEPTED, MADE, OUTSIDE, UNENCODABLE_AND_LONG
 from grader.model import NotJudged
 from grader.sandbox.session import Observation, SubmissionSession
 
-pytestmark = pytest.mark.category("vocabulary")
+CATEGORY = "vocabulary"
 
 
 def accepted(observation: Observation) -> bool:
@@ -33,7 +32,7 @@ DEEP = {
 }
 
 
-@pytest.mark.parametrize("value", cases(OUTSIDE))
+@parametrize("value", cases(OUTSIDE))
 def test_value_outside_vocabulary_is_invalid_result(
     submission: SubmissionSession, value: object
 ) -> None:
@@ -41,7 +40,7 @@ def test_value_outside_vocabulary_is_invalid_result(
     assert outcome_of(submission.call(scenario(returns(value)))) == INVALID_RESULT
 
 
-@pytest.mark.parametrize("maker", cases({name: (words, name) for name, words in MADE.items()}))
+@parametrize("maker", cases({name: (words, name) for name, words in MADE.items()}))
 def test_object_outside_vocabulary_is_invalid_result(
     submission: SubmissionSession, maker: str
 ) -> None:
@@ -67,7 +66,7 @@ def test_outside_and_too_large_gets_either_code(submission: SubmissionSession) -
     assert outcome_of(observation) in (INVALID_RESULT, RESULT_TOO_LARGE)
 
 
-@pytest.mark.parametrize("value", cases(ACCEPTED))
+@parametrize("value", cases(ACCEPTED))
 def test_value_inside_vocabulary_is_accepted(submission: SubmissionSession, value: object) -> None:
     """A result inside the vocabulary (big ints, odd floats, any text, deep nesting) succeeds."""
     probe = scenario(returns(value), max_result_bytes=ROOMY)
@@ -80,7 +79,7 @@ def test_one_list_twice_is_accepted(submission: SubmissionSession) -> None:
     assert accepted(submission.call(probe))
 
 
-@pytest.mark.parametrize("depth", cases(DEEP))
+@parametrize("depth", cases(DEEP))
 def test_deep_nesting_within_json_limits_is_accepted(
     submission: SubmissionSession, depth: int
 ) -> None:

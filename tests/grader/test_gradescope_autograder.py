@@ -197,7 +197,8 @@ def test_the_bundle_self_check_passes_with_the_reference_at_full_marks(bundle, t
 
 IMPORTS_PROBE = """
 import importlib.metadata, json, sys
-import grader.integrations.gradescope_run, grader.job, grader.plugin, grader.sandbox.inside.guard
+import grader.integrations.gradescope_run, grader.job, grader.grading, grader.hidden_session
+import grader.sandbox.inside.guard
 tops = {name.split(".")[0] for name in sys.modules}
 outside = sorted(t for t in tops if t not in sys.stdlib_module_names and not t.startswith("_"))
 owners = importlib.metadata.packages_distributions()

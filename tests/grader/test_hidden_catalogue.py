@@ -85,12 +85,12 @@ def test_a_hidden_test_that_asks_for_another_fixture_is_refused():
 
     item = SimpleNamespace(
         nodeid="test_x.py::test_uses_a_folder",
-        fixturenames=["submission", "request", "tmp_path"],
+        fixturenames=["submission", "tmp_path"],
         obj=test_uses_a_folder,
     )
     with pytest.raises(pytest.UsageError, match="tmp_path"):
         direct_arguments(item)
-    item.fixturenames = ["submission", "request"]
+    item.fixturenames = ["submission"]
     item.obj = lambda submission: None
     assert direct_arguments(item) == ("submission",)
 

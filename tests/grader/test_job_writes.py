@@ -4,7 +4,7 @@ once); neither may fail for it, and a reader only ever sees a whole file."""
 import json
 import multiprocessing
 
-from grader.hidden_session import write_json
+from grader.jobfiles import write_json
 
 WRITES = 3000
 

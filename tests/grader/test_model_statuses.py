@@ -10,7 +10,7 @@ from grader.model import (
     RunStatus,
     TestStatus,
 )
-from grader.plugin import status_of_error
+from grader.runner import status_of_error
 from grader.reports import class_report, feedback, hints
 from grader.sandbox.client import SandboxProblem
 from grader.sandbox.session import LoadFailure, OutputLimit

@@ -239,7 +239,7 @@ def test_a_set_up_that_fails_says_why_in_the_job(monkeypatch):
         pass
 
 
-JOB_MODULES = "grader.job, grader.hidden_session"  # all a job imports, its pytest session too
+JOB_MODULES = "grader.job, grader.grading, grader.suite, grader.hidden_session"  # all a job imports
 
 
 def test_a_job_starts_its_fork_server_without_importing_the_workers_own_code():

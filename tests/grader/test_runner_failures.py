@@ -1,14 +1,15 @@
 """A failure of the grader's own while running one submission costs that student alone.
 
-The job's plugin runs its students one after another; whatever the grader raises on one (a fork
+The job's runner grades its students one after another; whatever the grader raises on one (a fork
 server that died starting, a cgroup the kernel refused) is tried once more, then becomes that
 student's "error", and the next students are graded as if nothing had happened.
 """
 
+from grader.jobfiles import catalogue_entry
 from grader.model import Limits
-from grader.plugin import GRADER_ATTEMPTS, GradingPlugin
+from grader.runner import GRADER_ATTEMPTS, HiddenCall, Runner
 
-CATALOGUE = [{"id": "test_envelope.py::test_a", "category": "envelope", "points": 10.0}]
+TESTS = [HiddenCall(catalogue_entry("test_a", "Checks a.", ["envelope"]), lambda: None)]
 
 
 class Flaky:
@@ -17,7 +18,7 @@ class Flaky:
     def __init__(self, unlucky, failures):
         self.unlucky, self.failures, self.calls = unlucky, failures, []
 
-    def __call__(self, _tests, entry, _serial=0):
+    def __call__(self, entry, _serial=0):
         self.calls.append(entry["key"])
         if entry["key"] == self.unlucky and self.failures:
             self.failures -= 1
@@ -27,15 +28,9 @@ class Flaky:
 
 def graded_with(run_submission):
     finished = {}
-    plugin = GradingPlugin(
-        [{"key": key, "units": (), "error": None} for key in ("ada", "bob", "cy")],
-        Limits(),
-        on_finished=lambda key, result: finished.__setitem__(key, result),
-    )
-    plugin.tests, plugin.catalogue = [], [dict(entry) for entry in CATALOGUE]
-    plugin.run_submission = run_submission
-    for serial, entry in enumerate(plugin.entries):
-        plugin.on_finished(entry["key"], plugin.graded(entry, serial))
+    runner = Runner(TESTS, Limits(), server=None, on_finished=finished.__setitem__)
+    runner.run_submission = run_submission
+    runner.run_all({"key": key, "units": (), "error": None} for key in ("ada", "bob", "cy"))
     return finished
 
 

@@ -1,0 +1,71 @@
+"""A job's grading: its tests and fork server made ready, then each submission's result written.
+
+grader/job.py is the process around it (signals, the order of a job started ahead); the run
+loop itself is grader/runner.py.
+"""
+
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from grader.dispatch import FACTS, notifier
+from grader.jobfiles import GradingEntry, JobEntry, ResultFile, read_job_input, write_json
+from grader.model import CodeUnit, Limits
+from grader.runner import HiddenCall, Runner
+from grader.sandbox.containment import describe
+from grader.sandbox.forkserver import Opening
+from grader.suite import hidden_calls
+from grader.warm import chosen_core, keep_to
+
+CANNOT_START = 3  # no hidden tests or no workers: the job grades nobody
+
+
+def grade(
+    input_path: str, output_dir: str, opening: Opening, tests: list[HiddenCall] | None = None
+) -> int:
+    """Run the hidden tests for every submission listed in the input file; return the exit status.
+
+    `opening` is the job's fork server being set up: it is asked for the run's isolation and
+    processor, and started as soon as its set-up is done. `tests` are the hidden tests, if read
+    already; otherwise they are read (or collected) here, while the set-up goes on.
+    """
+    data, entries = read_job_input(Path(input_path))
+    notify = notifier()
+    core = chosen_core()
+    opening.require(data["isolation"])
+    # The job and each worker keep to the chosen processor, where their round trips are
+    # cheapest; the server itself starts on any processor while the job reads its tests.
+    opening.keep_workers_to(core)
+    opening.start_if_set_up()
+    try:
+        if tests is None:
+            tests = hidden_calls(opening.start_if_set_up)
+        server = opening.ready()
+    except (OSError, RuntimeError) as error:
+        print(f"grader: the job could not start: {error}", file=sys.stderr)
+        return CANNOT_START
+    catalogue = [test.entry for test in tests]
+    write_json(
+        Path(output_dir) / FACTS, {"catalogue": catalogue, "isolation": describe(server.isolation)}
+    )
+    notify()
+    keep_to(core)
+
+    def on_finished(key: str, result: ResultFile) -> None:
+        write_json(Path(output_dir) / f"{key}.json", result)
+        notify()
+
+    Runner(tests, Limits(**data["limits"]), opening.ready, on_finished).run_all(
+        read_entries(entries)
+    )
+    return 0
+
+
+def read_entries(entries: Iterable[JobEntry]) -> Iterator[GradingEntry]:
+    """Turn the job's input entries into the runner's, one at a time."""
+    for item in entries:
+        yield {
+            "key": str(item["key"]),
+            "units": tuple(CodeUnit(**unit) for unit in item.get("units", ())),
+            "error": item.get("error"),
+        }

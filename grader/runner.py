@@ -1,0 +1,160 @@
+"""The job's run loop: every hidden test, called directly, once per submission, as plain data.
+
+The hidden tests come as HiddenCalls, however they were collected (grader/suite.py: read on
+record, or collected by pytest). Each submission gets one sandbox session; its tests run one
+after another against it, and its result goes to `on_finished` as soon as it is done. Nothing
+here imports pytest: a hidden test is a function that takes the session and its parameters.
+"""
+
+import sys
+import traceback
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from grader.jobfiles import CatalogueEntry, DetailedOutcome, GradingEntry, OutcomeData, ResultFile
+from grader.model import NOT_JUDGED, RUN_STATUSES, Limits, NotJudged, failure_reason
+from grader.sandbox.client import SandboxProblem
+from grader.sandbox.forkserver import ForkServer
+from grader.sandbox.session import LoadFailure, SubmissionSession
+
+# A submission the grader itself failed on is tried this many times in all.
+GRADER_ATTEMPTS = 2
+
+
+@dataclass(frozen=True)
+class HiddenCall:
+    """One hidden test, ready to call: its catalogue entry, its function and its parameters.
+
+    The function is called with `submission` (the submission's sandbox session) when it takes
+    it, and with `parameters`; a hidden test takes nothing else.
+    """
+
+    entry: CatalogueEntry
+    function: Callable[..., object]
+    parameters: dict[str, object] = field(default_factory=dict)
+    takes_submission: bool = True
+
+
+def status_of_error(error: Exception) -> str:
+    """Return the test status an exception raised by a hidden test stands for."""
+    if isinstance(error, SandboxProblem):
+        return error.status
+    if isinstance(error, NotJudged):
+        return NOT_JUDGED
+    if isinstance(error, AssertionError):
+        return "failed"
+    return "error"
+
+
+def call_directly(test: HiddenCall, session: SubmissionSession) -> tuple[str, str]:
+    """Call one hidden test for the submission in `session`; return (status, detail)."""
+    arguments = dict(test.parameters)
+    if test.takes_submission:
+        arguments["submission"] = session
+    try:
+        test.function(**arguments)
+    except Exception as error:
+        # The detail is for the teacher's debugging log only: it may hold hidden inputs.
+        return status_of_error(error), str(error)[:2000]
+    return "passed", ""
+
+
+class Runner:
+    """Runs the hidden tests for each submission in turn."""
+
+    def __init__(
+        self,
+        tests: Sequence[HiddenCall],
+        limits: Limits,
+        server: Callable[[], ForkServer],
+        on_finished: Callable[[str, ResultFile], None],
+    ) -> None:
+        """`server` returns the job's ForkServer once it is ready, and may be asked again
+        (grader.sandbox.forkserver.Opening.ready); `on_finished(key, result)` gets each result.
+        """
+        self.tests = tests
+        self.catalogue = [test.entry for test in tests]
+        self.limits = limits
+        self.server = server
+        self.on_finished = on_finished
+
+    def run_all(self, entries: Iterable[GradingEntry]) -> None:
+        """Grade every entry, read one at a time (a class's code is never held at once)."""
+        for serial, entry in enumerate(entries):
+            self.on_finished(entry["key"], self.graded(entry, serial))
+
+    def graded(self, entry: GradingEntry, serial: int) -> ResultFile:
+        """Run one submission; a failure of the grader's own costs that student alone.
+
+        What the student's code does ends as a test or load status; anything raised here is the
+        grader's (a fork server that died starting, a cgroup the kernel refused). It is tried
+        once more, then becomes this student's "error", and the job goes on with the next.
+        The traceback goes to the job's log for the instructor.
+        """
+        for _attempt in range(GRADER_ATTEMPTS):
+            try:
+                return self.run_submission(entry, serial)
+            except Exception as error:
+                print(f"grader: the grader failed on submission {entry['key']}:", file=sys.stderr)
+                traceback.print_exc()
+                failure = error
+        return self.result_for_all("error", "error", failure_reason("running", failure))
+
+    def run_submission(self, entry: GradingEntry, serial: int = 0) -> ResultFile:
+        """Run every hidden test for one submission and return its result as plain data.
+
+        `serial` numbers the submission in this job, so its workers get a user id of their own.
+        """
+        if entry["error"] is not None:
+            return self.result_for_all("error", "unreadable", entry["error"])
+        session = SubmissionSession(entry["units"], self.limits, self.server(), serial)
+        try:
+            session.start()
+        except LoadFailure as failure:
+            session.stop()
+            status = failure.status if failure.status in RUN_STATUSES else "error"
+            return self.result_for_all(failure.status, status, failure.reason, session.spent)
+        outcomes: list[OutcomeData] = []
+        try:
+            for test in self.tests:
+                status, detail = call_directly(test, session)
+                outcome: DetailedOutcome = {
+                    **test.entry,
+                    "status": status,
+                    "detail": detail,
+                    "output": session.take_output(),
+                }
+                outcomes.append(outcome)
+        finally:
+            session.stop()
+        return self.finish(session, outcomes)
+
+    def finish(self, session: SubmissionSession, outcomes: list[OutcomeData]) -> ResultFile:
+        """Return the result of a submission whose tests all ran."""
+        notes = " ".join(session.problems)
+        if session.out_of_time():
+            reason = (
+                f"Your code used up its time limit of {self.limits.timeout:g} seconds, so the "
+                "tests that had not finished by then are marked timeout."
+            )
+            return {
+                "status": "timeout",
+                "reason": f"{reason} {notes}".strip(),
+                "outcomes": outcomes,
+                "seconds": session.spent,
+            }
+        return {
+            "status": "completed",
+            "reason": notes,
+            "outcomes": outcomes,
+            "seconds": session.spent,
+        }
+
+    def result_for_all(
+        self, test_status: str, status: str, reason: str, seconds: float | None = None
+    ) -> ResultFile:
+        """Return a result in which every hidden test ended with the same status."""
+        outcomes: list[OutcomeData] = [
+            {**entry, "status": test_status, "output": ""} for entry in self.catalogue
+        ]
+        return {"status": status, "reason": reason, "outcomes": outcomes, "seconds": seconds}

@@ -13,7 +13,7 @@ from grader.jobfiles import GradingEntry, JobEntry, ResultFile, read_job_input, 
 from grader.model import CodeUnit, Limits
 from grader.runner import HiddenCall, Runner
 from grader.sandbox.containment import describe
-from grader.sandbox.forkserver import Opening
+from grader.sandbox.opening import Opening
 from grader.suite import hidden_calls
 from grader.warm import chosen_core, keep_to
 
@@ -40,6 +40,7 @@ def grade(
     try:
         if tests is None:
             tests = hidden_calls(opening.start_if_set_up)
+            opening.start_if_set_up()
         server = opening.ready()
     except (OSError, RuntimeError) as error:
         print(f"grader: the job could not start: {error}", file=sys.stderr)

@@ -24,7 +24,8 @@ from types import FrameType
 from typing import NoReturn
 
 from grader.sandbox.containment import adopt_orphans
-from grader.sandbox.forkserver import ForkServer, Opening
+from grader.sandbox.forkserver import ForkServer
+from grader.sandbox.opening import Opening
 from grader.warm import AWAIT, keep_to_core, order_of
 
 PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
@@ -99,6 +100,7 @@ def _grade_with(opening: Opening, argv: list[str]) -> int:
         return grade(argv[1], argv[2], opening)
     # Started ahead (grader.warm): the tests are read while the job waits for what to grade.
     tests = hidden_calls()
+    opening.start_ahead()  # on the copied runtime, while the probe and the order are awaited
     line = sys.stdin.readline()
     if not line:
         return 0  # the run did not need this job

@@ -18,8 +18,9 @@ from course.manifest import Course
 from grader.model import Limits, Submission
 from grader.sandbox.client import SandboxProblem, reap_orphans
 from grader.sandbox.containment import adopt_orphans
-from grader.sandbox.forkserver import ForkServer, Opening
+from grader.sandbox.forkserver import ForkServer
 from grader.sandbox.inside.protocol import CheckReply
+from grader.sandbox.opening import Opening
 from grader.sandbox.session import SubmissionSession
 
 # Every check of every function together, once: the reference needs well under a second.

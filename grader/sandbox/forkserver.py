@@ -4,8 +4,8 @@
         worker = Worker(server, limits, uid)     # grader.sandbox.client: a fork, not a start
 
     with ForkServer.opening("auto") as opening:  # the same, set up while the caller goes on
-        ...                                      # (a job collects its hidden tests)
-        server = opening.ready()
+        ...                                      # (a job reads its hidden tests meanwhile;
+        server = opening.ready()                 # grader/sandbox/opening.py)
 
 The fork server (grader/sandbox/inside/forkserver.py) runs inside the sandbox, imports the
 worker's code once and forks each worker from that warm copy. This side hands it each worker's
@@ -18,18 +18,19 @@ import array
 import contextlib
 import json
 import os
-import select
 import socket
 import subprocess
 import time
 from collections.abc import Iterator
-from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING
 
-from grader.sandbox import containment, runtime
+from grader.sandbox import containment
 from grader.sandbox.cleanup import temporary_folder
 from grader.sandbox.containment import Isolation
 from grader.sandbox.inside.protocol import CONTROL_FD
+
+if TYPE_CHECKING:
+    from grader.sandbox.opening import Opening
 
 STOP_SECONDS = 2.0
 
@@ -60,6 +61,8 @@ class ForkServer:
     @contextlib.contextmanager
     def opening(wanted: str = "auto", worker_core: int | None = None) -> Iterator["Opening"]:
         """Like `open`, but yield at once: the set-up goes on beside the caller (see Opening)."""
+        from grader.sandbox.opening import Opening  # which starts servers of this class
+
         with temporary_folder("grader-runtime-") as folder:
             opening = Opening(folder, wanted, worker_core)
             try:
@@ -158,138 +161,3 @@ class ForkServer:
         data = json.dumps(message).encode("ascii")
         rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))] if fds else []
         self.control.sendmsg([data], rights)
-
-
-class Opening:
-    """A fork server being set up by a child process while its job goes on.
-
-    The set-up (the runtime copy and its bytecode, the bubblewrap probe) takes about 0.1 s of
-    work that needs nothing of the job's, which imports pytest and collects its hidden tests
-    meanwhile, on another processor: a forked child, not a thread, so that neither waits for
-    the other's lock. The server process itself is started by the caller, in `ready` or
-    `start_if_set_up`.
-
-    A job opens before it knows what it grades (grader.job), so with the isolation it would
-    choose unasked; `require` then says what the run asks for, and a choice that does not meet
-    it is made again here, on the runtime the child already prepared.
-    """
-
-    def __init__(self, folder: Path, wanted: str, worker_core: int | None) -> None:
-        self.worker_core = worker_core
-        self.asked = self.wanted = wanted  # what the child chooses for; what the run wants
-        # This process's block of user ids: the child's own process id would pick another.
-        self.uid = containment.worker_uid()
-        self.server: ForkServer | None = None
-        self.outcome: Isolation | str | None = None  # the isolation, or why there is none
-        read_end, write_end = os.pipe()
-        self.pid = os.fork()
-        if self.pid == 0:
-            os.close(read_end)
-            _set_up_and_report(folder, wanted, write_end)
-        os.close(write_end)
-        self.report = read_end
-
-    def require(self, wanted: str) -> None:
-        """Ask for the isolation `wanted` ("auto", "bubblewrap" or "process") before `ready`."""
-        assert self.server is None, "the isolation is chosen once the server has started"
-        self.wanted = wanted
-
-    def keep_workers_to(self, core: int | None) -> None:
-        """Keep every worker on `core` (None: anywhere), from the next one the server forks."""
-        self.worker_core = core
-        if self.server is not None:
-            self.server.worker_core = core
-
-    def start_if_set_up(self) -> None:
-        """Start the server if the set-up has finished well; never wait for it.
-
-        The child's report is read once: after that its pipe is closed, and a set-up that
-        failed, or a server that would not start, is left for `ready` to raise again.
-        """
-        if self.outcome is None and select.select([self.report], [], [], 0)[0]:
-            with contextlib.suppress(RuntimeError, OSError):
-                self.ready()
-
-    def ready(self) -> ForkServer:
-        """Wait for the set-up, start the server if it is not started, and return it.
-
-        Raise RuntimeError, saying why, when the set-up failed (bubblewrap required where it
-        cannot run, say).
-        """
-        if self.server is None:
-            server = ForkServer(self._isolation(), self.worker_core)
-            server.spawn_ready()  # it imports while the job goes on
-            self.server = server  # only once started: a failed start is tried again next time
-        return self.server
-
-    def _isolation(self) -> Isolation:
-        if self.outcome is None:
-            self.outcome = _read_report(self.report, self.uid)
-            self._reap()
-        outcome = self.outcome
-        if isinstance(outcome, Isolation) and not _meets(outcome, self.asked, self.wanted):
-            try:  # chosen unasked, then asked otherwise: rare (--isolation process, say)
-                self.outcome = containment.choose_isolation(outcome.runtime, self.wanted)
-            except RuntimeError as error:
-                self.outcome = str(error)
-        if isinstance(self.outcome, str):
-            raise RuntimeError(self.outcome)
-        return self.outcome
-
-    def _reap(self) -> None:
-        if self.pid:
-            os.waitpid(self.pid, 0)
-            self.pid = 0
-            os.close(self.report)
-
-    def close(self) -> None:
-        """Wait for the set-up (its folder is about to go), then stop the server if started."""
-        self._reap()
-        if self.server is not None:
-            self.server.close()
-
-
-def _meets(isolation: Isolation, asked: str, wanted: str) -> bool:
-    """Say whether `isolation`, chosen when `asked` was wanted, is what `wanted` would choose.
-
-    A choice of bubblewrap proves it runs, so it is what "auto" would choose too; a fallback
-    chosen under "auto" is the one "process" forces.
-    """
-    if wanted in (asked, isolation.mode):
-        return True
-    return wanted == "auto" and isolation.mode == "bubblewrap"
-
-
-def _set_up_and_report(folder: Path, wanted: str, report: int) -> NoReturn:
-    """In the set-up child: prepare the runtime, choose the isolation, report it, leave."""
-    try:
-        # The bubblewrap probe leaves a process that outlives bubblewrap: it must come here, to
-        # be reaped by the probe, not to the job once this child has gone.
-        containment.adopt_orphans()
-        isolation = containment.choose_isolation(runtime.prepare_runtime(folder), wanted)
-        seccomp = None if isolation.seccomp is None else isolation.seccomp.hex()
-        text = json.dumps(
-            {"mode": isolation.mode, "runtime": isolation.runtime, "seccomp": seccomp}
-        )
-    except BaseException as error:  # said to the job, which raises it in its own process
-        text = json.dumps({"error": str(error) or type(error).__name__})
-    finally:
-        with contextlib.suppress(BaseException):
-            os.write(report, text.encode("utf-8"))
-        # Nothing of the job's to clean up here: its files, folders and exit hooks are its own.
-        os._exit(0)
-
-
-def _read_report(report: int, uid: int | None) -> Isolation | str:
-    """Read what the set-up child said: the isolation, or why the set-up failed."""
-    chunks = []
-    while chunk := os.read(report, 1 << 16):
-        chunks.append(chunk)
-    try:
-        said = json.loads(b"".join(chunks))
-    except ValueError:
-        return "the runtime set-up ended without a word"
-    if "error" in said:
-        return str(said["error"])
-    seccomp = None if said["seccomp"] is None else bytes.fromhex(said["seccomp"])
-    return Isolation(said["mode"], said["runtime"], uid, seccomp)

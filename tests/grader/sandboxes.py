@@ -18,3 +18,14 @@ def session_for(server, source, serial=0, **limits):
 def reference_with(code):
     """Return the reference, then `code`, which may call the reference's own as `_honest`."""
     return f"{REFERENCE}\n_honest = invoke_tool\n{code}"
+
+
+def printed_at_load(server, source, serial=0):
+    """Load `source` (with a trivial invoke_tool) in a fresh worker; return what it printed."""
+    source += "\ndef invoke_tool(request, tools, **options):\n    return {}\n"
+    session = session_for(server, source, serial)
+    try:
+        session.start()
+    finally:
+        session.stop()
+    return session.take_output()

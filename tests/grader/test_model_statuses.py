@@ -10,8 +10,8 @@ from grader.model import (
     RunStatus,
     TestStatus,
 )
-from grader.runner import status_of_error
 from grader.reports import class_report, feedback, hints
+from grader.runner import status_of_error
 from grader.sandbox.client import SandboxProblem
 from grader.sandbox.session import LoadFailure, OutputLimit
 

@@ -9,31 +9,18 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from sandboxes import REFERENCE, session_for
+from sandboxes import REFERENCE, printed_at_load, session_for
 
 from grader.hidden.probes import returns, scenario
-from grader.sandbox import containment, runtime
 from grader.sandbox.client import SandboxProblem
 from grader.sandbox.forkserver import ForkServer
 from grader.sandbox.session import LoadFailure
 
 PROJECT = Path(__file__).resolve().parents[2]
 ROOT = os.geteuid() == 0
-
-
-def printed_at_load(server, source, serial=0):
-    """Load `source` (with a trivial invoke_tool) in a fresh worker; return what it printed."""
-    source += "\ndef invoke_tool(request, tools, **options):\n    return {}\n"
-    session = session_for(server, source, serial)
-    try:
-        session.start()
-    finally:
-        session.stop()
-    return session.take_output()
 
 
 LEAVES_FILES = """
@@ -181,64 +168,6 @@ def test_a_worker_keeps_to_the_processor_its_job_chose_and_roams_when_none_was(i
     assert f"PROCESSORS {offered}" in roaming, roaming
 
 
-def test_a_job_sets_its_fork_server_up_in_a_child_process_while_it_goes_on(monkeypatch, tmp_path):
-    said = tmp_path / "prepared-by"
-    prepare = runtime.prepare_runtime
-
-    def prepare_and_say_who(folder):
-        said.write_text(str(os.getpid()), encoding="ascii")
-        return prepare(folder)
-
-    monkeypatch.setattr(runtime, "prepare_runtime", prepare_and_say_who)
-    with ForkServer.opening("auto") as opening:
-        server = opening.ready()
-        output = printed_at_load(server, "print('LOADED')")
-    assert int(said.read_text(encoding="ascii")) != os.getpid()
-    # The user ids are the job's own block, not one the set-up child's process id would pick.
-    assert server.isolation.uid == containment.worker_uid()
-    assert "LOADED" in output
-
-
-@pytest.mark.parametrize(
-    ("opened_for", "asked", "chosen"),
-    [
-        ("auto", "auto", "bubblewrap"),
-        ("auto", "bubblewrap", "bubblewrap"),
-        ("auto", "process", "process"),  # bubblewrap works, but the run forbids it
-        ("process", "auto", "bubblewrap"),  # the fallback was forced, the run does not force it
-        ("process", "bubblewrap", "bubblewrap"),
-        ("bubblewrap", "process", "process"),
-    ],
-)
-def test_a_fork_server_opened_before_the_run_is_known_has_the_isolation_the_run_asks_for(
-    opened_for, asked, chosen
-):
-    # A job opens its fork server before it reads what to grade (grader/job.py).
-    with ForkServer.opening(opened_for) as opening:
-        opening.require(asked)
-        server = opening.ready()
-        output = printed_at_load(server, "print('LOADED')")
-    assert server.isolation.mode == chosen
-    assert "LOADED" in output
-
-
-def test_a_run_that_requires_bubblewrap_where_it_cannot_run_fails_though_opened_unasked(
-    monkeypatch,
-):
-    monkeypatch.setenv(containment.ISOLATION_VARIABLE, "process")
-    with ForkServer.opening("auto") as opening:
-        opening.require("bubblewrap")
-        with pytest.raises(RuntimeError, match="bubblewrap is required but GRADER_ISOLATION"):
-            opening.ready()
-
-
-def test_a_set_up_that_fails_says_why_in_the_job(monkeypatch):
-    monkeypatch.setenv(containment.ISOLATION_VARIABLE, "process")
-    required = pytest.raises(RuntimeError, match="bubblewrap is required but GRADER_ISOLATION")
-    with required, ForkServer.open("bubblewrap"):
-        pass
-
-
 JOB_MODULES = "grader.job, grader.grading, grader.suite, grader.hidden_session"  # all a job imports
 
 
@@ -255,19 +184,3 @@ def test_a_job_starts_its_fork_server_without_importing_the_workers_own_code():
     for module in ("guard", "loop", "seal", "forkserver"):
         assert f"'grader.sandbox.inside.{module}'" not in imported
     assert "'grader.sandbox.inside.protocol'" in imported  # where CONTROL_FD is declared
-
-
-def test_a_failed_set_up_is_read_once_and_said_again_whenever_the_server_is_asked_for(
-    monkeypatch,
-):
-    monkeypatch.setenv(containment.ISOLATION_VARIABLE, "process")
-    with ForkServer.opening("bubblewrap") as opening:
-        deadline = time.monotonic() + 30
-        while opening.outcome is None and time.monotonic() < deadline:
-            opening.start_if_set_up()  # as pytest calls it between two collected files
-            time.sleep(0.01)
-        for _ in range(3):  # after the report was read, its pipe is closed: never looked at
-            opening.start_if_set_up()
-        for _ in range(2):
-            with pytest.raises(RuntimeError, match="bubblewrap is required"):
-                opening.ready()

@@ -7,15 +7,16 @@ gradescope_entry starts the grading job, then calls `main` here; run directly, t
 grades too, without a job started ahead.
 
 ROOT is /autograder unless given. The isolation the bundle requires (grader/gradescope.py) is
-checked first: where it cannot be had, both commands fail with one line and write no result, so
-Gradescope reports a failed autograder instead of a grade earned under weaker isolation.
+checked before anything is written (the self-check checks it first): where it cannot be had,
+both commands fail with one line and write no result, so Gradescope reports a failed autograder
+instead of a grade earned under weaker isolation.
 """
 
 import json
 import math
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -23,13 +24,14 @@ from course.assemble import ExerciseCell
 from course.manifest import Course, load_course
 from grader.discover import Found
 from grader.integrations.gradescope import SELFCHECK_FILES, SELFCHECK_FOLDER, BundleSettings
-from grader.integrations.visible_checks import VisibleCheck, visible_checks_beside
+from grader.integrations.visible_checks import VisibleCheck, checks_opening, visible_checks_beside
 from grader.model import Grade, Limits, Submission
 from grader.pipeline import grade_submissions, load_safely
 from grader.reports.files import results_json, write_atomically
 from grader.run import RunSettings
 from grader.sandbox import containment
 from grader.sandbox.cleanup import temporary_folder
+from grader.sandbox.opening import Opening
 from grader.warm import WarmJobs
 
 DEFAULT_ROOT = Path("/autograder")
@@ -89,6 +91,18 @@ def required_isolation(settings: BundleSettings) -> containment.Isolation:
     return containment.isolation_here(settings.isolation)
 
 
+class IsolationUnavailable(RuntimeError):
+    """The isolation the bundle requires cannot be had here: no grade is written."""
+
+
+def _required(opening: Opening) -> containment.Isolation:
+    """Return the isolation `opening` found for the bundle, or raise IsolationUnavailable."""
+    try:
+        return opening.isolation()
+    except RuntimeError as error:
+        raise IsolationUnavailable(str(error)) from None
+
+
 def run_settings(settings: BundleSettings, warm: WarmJobs | None = None) -> RunSettings:
     """Return how to run: one job, a generous time limit, the isolation the bundle requires.
 
@@ -101,44 +115,62 @@ def run_settings(settings: BundleSettings, warm: WarmJobs | None = None) -> RunS
 def autograde(
     root: str | Path = DEFAULT_ROOT,
     settings: BundleSettings | None = None,
-    isolation: containment.Isolation | None = None,
     warm: WarmJobs | None = None,
 ) -> Grade:
     """Grade root/submission and write root/results/results.json; return the Grade.
 
-    The visible checks run beside the grading, on the other processor (visible_checks_beside).
+    The bubblewrap probe runs in a child process from the start (checks_opening), beside the
+    loading and the grading, and its verdict is read before anything is written: where the
+    bundle's isolation cannot be had, IsolationUnavailable is raised and no result is written.
+    The grading job enforces the same isolation on its own, so it grades under no other. The
+    visible checks run beside the grading, on the other processor, from the same set-up.
     """
     started = time.monotonic()
     root = Path(root)
     settings = settings or BundleSettings.read(root / "source")
-    isolation = isolation or required_isolation(settings)
-    course = load_course()
-    found = find_student_work(root / "submission", course)
-    if found is None:
-        submission = Submission(
-            STUDENT, str(root / "submission"), "lessons", units=(), error=NOTHING_FOUND
-        )
-    else:
-        submission = load_safely(found, course)
-    with (
-        visible_checks_beside(submission, course, settings.isolation) as visible_checks,
-        temporary_folder("gradescope-") as work,
-    ):
-        kept = _KeepGrades()
-        grade_submissions([submission], work, run_settings(settings, warm), kept)
-        [grade] = kept.grades
-        try:
-            results = (work / STUDENT / "results.json").read_text(encoding="utf-8")
-        except OSError:
-            # The pipeline could not write the file; the grade it returned still says why.
-            results = results_json(grade, course)
-        visible = visible_checks()
-    document = gradescope_results(results, grade, settings, course, visible)
+    with checks_opening(settings.isolation) as opening:
+        course = load_course()
+        submission = _uploaded(root, course)
+        with (
+            visible_checks_beside(submission, course, opening) as visible_checks,
+            temporary_folder("gradescope-") as work,
+        ):
+            kept = _KeepGrades()
+            grade_submissions([submission], work, run_settings(settings, warm), kept)
+            [grade] = kept.grades
+            try:
+                results = (work / STUDENT / "results.json").read_text(encoding="utf-8")
+            except OSError:
+                # The pipeline could not write the file; the grade it returned still says why.
+                results = results_json(grade, course)
+            checked = _joined(visible_checks)
+        isolation = _required(opening)  # the checks' thread, if any, is done with `opening`
+    if isinstance(checked, BaseException):
+        raise checked
+    document = gradescope_results(results, grade, settings, course, checked)
     document["execution_time"] = math.ceil(time.monotonic() - started)
     document["extra_data"] = {"isolation": containment.describe(isolation)}
     text = json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     write_atomically(root / "results" / "results.json", text)
     return grade
+
+
+def _uploaded(root: Path, course: Course) -> Submission:
+    """Return the submission in root/submission, loaded, or one saying nothing was found."""
+    found = find_student_work(root / "submission", course)
+    if found is None:
+        return Submission(
+            STUDENT, str(root / "submission"), "lessons", units=(), error=NOTHING_FOUND
+        )
+    return load_safely(found, course)
+
+
+def _joined(checks: Callable[[], list[VisibleCheck]]) -> list[VisibleCheck] | BaseException:
+    """Return the visible checks once done, or what they raised (said once the verdict is in)."""
+    try:
+        return checks()
+    except Exception as error:
+        return error
 
 
 class _KeepGrades:
@@ -307,23 +339,31 @@ def _run(argv: list[str], warm: WarmJobs | None) -> int:
     checking = bool(argv) and argv[0] == "selfcheck"
     rest = argv[1:] if checking else argv
     root = Path(rest[0]) if rest else DEFAULT_ROOT
+    # A bad bundle, or the isolation it requires cannot be had here: no grade is better than a
+    # wrong one, so Gradescope shows a failed autograder, not a score.
     try:
         settings = BundleSettings.read(root / "source")
-        isolation = required_isolation(settings)
+        isolation = required_isolation(settings) if checking else None
     except (RuntimeError, ValueError) as error:
-        # A bad bundle, or the isolation it requires cannot be had here: no grade is better
-        # than a wrong one, so Gradescope shows a failed autograder, not a score.
-        print(f"grader: error: {error}", file=sys.stderr)
-        return 1
-    if checking:
+        return _failed(error)
+    if isolation is not None:
         return selfcheck(root, settings, isolation)
-    grade = autograde(root, settings, isolation, warm)
+    try:
+        grade = autograde(root, settings, warm)
+    except IsolationUnavailable as error:
+        return _failed(error)
     # Gradescope shows this output to instructors only, to debug a run.
     results = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
     print(f"Graded {grade.run.submission.path}: {grade.score:.2f} out of {grade.max_score:.2f}")
     print(f"Run status: {grade.run.status}")
     print(f"Isolation: {results['extra_data']['isolation']}")
     return 0
+
+
+def _failed(error: Exception) -> int:
+    """Say in one line why nothing was graded; return the exit code of a failed autograder."""
+    print(f"grader: error: {error}", file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":

@@ -58,47 +58,61 @@ def run_visible_checks(
     A submission with no code to run gets none (the upload checks say why); checks that hang,
     crash or exceed a limit give a single failed VisibleCheck saying so.
     """
-    with visible_checks_beside(submission, course, isolation) as checks:
+    with (
+        checks_opening(isolation) as opening,
+        visible_checks_beside(submission, course, opening) as checks,
+    ):
         return checks()
 
 
 @contextlib.contextmanager
+def checks_opening(isolation: str = "auto") -> Iterator[Opening]:
+    """Open a fork server for the checks, set up in a child from now on (see Opening).
+
+    Its set-up is forked here, before any thread exists. The caller learns from it, too, whether
+    the isolation it asks for can be had (`Opening.isolation`). Orphans are reaped once the
+    caller is done (on leaving), never while its job may still run: collecting any child then
+    could take the job's own exit status from the grader.
+    """
+    adopt_orphans()
+    try:
+        with ForkServer.opening(isolation) as opening:
+            yield opening
+    finally:
+        reap_orphans()
+
+
+@contextlib.contextmanager
 def visible_checks_beside(
-    submission: Submission, course: Course, isolation: str = "auto"
+    submission: Submission, course: Course, opening: Opening
 ) -> Iterator[Callable[[], list[VisibleCheck]]]:
-    """Start the visible checks and go on; yield what waits for them and returns them.
+    """Start the visible checks on `opening`'s server and go on; yield what waits for them.
 
     Gradescope's run grades the same submission meanwhile, in a job whose worker runs on the
-    other processor: the checks no longer add their time to the student's wait. The fork
-    server's set-up is forked here, before any thread exists; the checks themselves run in a
-    thread that only waits on its worker's pipes. Orphans are reaped once the caller is done
-    (on leaving), never while its job may still run: collecting any child then could take the
-    job's own exit status from the grader.
+    other processor: the checks no longer add their time to the student's wait. The checks run
+    in a thread that only waits on its worker's pipes; `opening` is the thread's alone until
+    the thread is joined.
     """
     if submission.error is not None or not submission.units:
         yield lambda: []
         return
-    adopt_orphans()
+    opening.start_ahead()  # on the copied runtime, if it is: before the thread owns `opening`
     found: list[list[VisibleCheck] | BaseException] = []
+    thread = threading.Thread(
+        target=_check_beside, args=(opening, submission, course, found), daemon=True
+    )
+    thread.start()
+
+    def wait() -> list[VisibleCheck]:
+        thread.join()
+        if isinstance(found[0], BaseException):
+            raise found[0]
+        return found[0]
+
     try:
-        with ForkServer.opening(isolation) as opening:
-            thread = threading.Thread(
-                target=_check_beside, args=(opening, submission, course, found), daemon=True
-            )
-            thread.start()
-
-            def wait() -> list[VisibleCheck]:
-                thread.join()
-                if isinstance(found[0], BaseException):
-                    raise found[0]
-                return found[0]
-
-            try:
-                yield wait
-            finally:
-                thread.join()  # the checks' own limits end it (LIMITS)
+        yield wait
     finally:
-        reap_orphans()
+        thread.join()  # the checks' own limits end it (LIMITS)
 
 
 def _check_beside(

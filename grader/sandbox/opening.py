@@ -106,7 +106,7 @@ class Opening:
         cannot run, say).
         """
         if self.server is None:
-            isolation = self._isolation()
+            isolation = self.isolation()
             if self.ahead is not None and self.ahead.isolation == isolation:
                 server = self.ahead  # what the probe chose, and already on its way
             else:
@@ -117,7 +117,12 @@ class Opening:
             self.ahead = None
         return self.server
 
-    def _isolation(self) -> Isolation:
+    def isolation(self) -> Isolation:
+        """Wait for the set-up and return the isolation it allows for what is asked.
+
+        Raise RuntimeError, saying why, when there is none (bubblewrap required where it
+        cannot run, say); a server started ahead is stopped then.
+        """
         if self.outcome is None:
             self._listen(wait=True)
             self.outcome = _verdict(self.said[-1] if self.said else {}, self.uid)

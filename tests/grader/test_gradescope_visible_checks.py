@@ -31,6 +31,7 @@ from course.run import run_cells
 from grader.discover import Found
 from grader.integrations.visible_checks import (
     TITLE,
+    checks_opening,
     read_checks,
     run_visible_checks,
     visible_checks_beside,
@@ -174,7 +175,7 @@ def fork_servers_of_this_process():
 def test_the_checks_run_while_the_caller_goes_on_and_give_what_run_alone_gives():
     course = load_course()
     submission = load_safely(Found("reference", REFERENCE, "python"), course)
-    with visible_checks_beside(submission, course) as checks:
+    with checks_opening() as opening, visible_checks_beside(submission, course, opening) as checks:
         # Not asked for yet, and already under way: their fork server is serving.
         deadline = time.monotonic() + 30
         while not fork_servers_of_this_process() and time.monotonic() < deadline:
@@ -188,7 +189,11 @@ def test_the_checks_run_while_the_caller_goes_on_and_give_what_run_alone_gives()
 def test_a_caller_that_fails_meanwhile_leaves_no_process_of_the_checks_behind():
     course = load_course()
     submission = load_safely(Found("reference", REFERENCE, "python"), course)
-    with pytest.raises(KeyError), visible_checks_beside(submission, course):
+    with (
+        pytest.raises(KeyError),
+        checks_opening() as opening,
+        visible_checks_beside(submission, course, opening),
+    ):
         raise KeyError("the grading failed")
     assert fork_servers_of_this_process() == []
     assert psutil.Process(os.getpid()).children() == []

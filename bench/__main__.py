@@ -15,6 +15,7 @@ Gradescope case). It exits 1 if any two graders disagree on any student's points
 """
 
 import argparse
+import shutil
 import statistics
 import sys
 import tempfile
@@ -25,7 +26,15 @@ from pathlib import Path
 from bench.baseline import BaselineError, baseline_tree
 from bench.compare import Points, compare_points, grader_points, nbgrader_points
 from bench.make_class import CATALOGUE, make_class
-from bench.measure import PROJECT, Measurement, run_bare_kernel, run_grader, run_nbgrader
+from bench.measure import (
+    PROJECT,
+    Measurement,
+    grade_command,
+    measured,
+    run_bare_kernel,
+    run_grader,
+    run_nbgrader,
+)
 from grader.bytecode import write_bytecode
 
 HEADER = "    N  jobs  grader          wall s/sub  s/sub/core  cpu s/sub  main MiB  tree MiB"
@@ -120,8 +129,10 @@ def latency(trees: Mapping[str, Path], runs: int, workdir: Path) -> dict[str, fl
     seconds: dict[str, list[float]] = {name: [] for name in trees}
     for _ in range(runs):
         for name, tree in trees.items():
-            found = run_grader(tree, [submission], workdir / f"one-{name}", 1)
-            seconds[name].append(found.seconds)
+            out_dir = workdir / f"one-{name}"
+            shutil.rmtree(out_dir, ignore_errors=True)
+            command = grade_command(tree, [submission], out_dir, 1)
+            seconds[name].append(measured(command, tree, memory=False).seconds)
     return {name: statistics.median(values) for name, values in seconds.items()}
 
 

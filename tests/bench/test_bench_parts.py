@@ -96,3 +96,15 @@ def test_an_unknown_baseline_revision_is_one_clear_error():
         baseline_tree("no-such-revision"),
     ):
         pass
+
+
+HOLDS_MEMORY = "import time\nheld = bytearray(64 << 20)\ntime.sleep(0.3)"
+
+
+def test_a_run_timed_alone_is_not_sampled_and_a_sampled_run_sees_its_memory(tmp_path):
+    # One submission's latency is timed without the sampler, whose walks of the process tree
+    # would run on the same processors as the grader.
+    timed = measured([sys.executable, "-c", HOLDS_MEMORY], tmp_path, memory=False)
+    sampled = measured([sys.executable, "-c", HOLDS_MEMORY], tmp_path)
+    assert timed.seconds >= 0.3 and (timed.peak_mib, timed.main_peak_mib) == (0, 0)
+    assert sampled.peak_mib >= 64 and sampled.main_peak_mib >= 64

@@ -36,7 +36,7 @@ def grade(
     # The job and each worker keep to the chosen processor, where their round trips are
     # cheapest; the server itself starts on any processor while the job reads its tests.
     opening.keep_workers_to(core)
-    opening.start_if_set_up()
+    opening.start_if_set_up()  # or, if the probe still runs, a server ahead beside it
     try:
         if tests is None:
             tests = hidden_calls(opening.start_if_set_up)

@@ -99,8 +99,9 @@ def _grade_with(opening: Opening, argv: list[str]) -> int:
     if argv[1] != AWAIT:
         return grade(argv[1], argv[2], opening)
     # Started ahead (grader.warm): the tests are read while the job waits for what to grade.
+    # Its server is started only once told (grading.grade): the order comes about as the probe
+    # ends, and a run may not need this job at all, or may forbid bubblewrap.
     tests = hidden_calls()
-    opening.start_ahead()  # on the copied runtime, while the probe and the order are awaited
     line = sys.stdin.readline()
     if not line:
         return 0  # the run did not need this job

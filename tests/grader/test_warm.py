@@ -72,6 +72,41 @@ def test_a_job_started_ahead_sets_its_fork_server_up_before_it_is_told_what_to_g
     assert list(tmp_path.iterdir()) == []  # unused, it took its set-up away with it
 
 
+def servers_below(process):
+    """The fork servers among `process`'s descendants (the probe's Python is not one)."""
+    found = []
+    for child in process.children(recursive=True):
+        try:
+            if "grader.sandbox.inside.forkserver" in " ".join(child.cmdline()):
+                found.append(child)
+        except psutil.Error:
+            pass
+    return found
+
+
+def test_a_job_started_ahead_starts_no_fork_server_until_it_is_told_what_to_grade(
+    monkeypatch, tmp_path
+):
+    # A run may not need it (nothing left to grade), or may forbid bubblewrap: the server waits
+    # for the order, which comes as the probe ends anyway.
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    warm = WarmJobs.start(1)
+    try:
+        job = psutil.Process(warm.waiting[0].pid)
+        deadline = time.monotonic() + 30
+        while not list(tmp_path.glob("grader-runtime-*/runtime/grader")):
+            assert time.monotonic() < deadline, "no runtime copy while the job waited"
+            time.sleep(0.01)
+        seen = []
+        for _ in range(100):  # a second: the job reads its tests and its set-up ends meanwhile
+            seen += servers_below(job)
+            time.sleep(0.01)
+        assert warm.waiting[0].poll() is None
+        assert seen == []
+    finally:
+        warm.close()
+
+
 def test_a_run_with_more_jobs_than_students_grades_them_and_leaves_no_job_waiting(tmp_path):
     folder = tmp_path / "class"
     folder.mkdir()

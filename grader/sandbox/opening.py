@@ -76,9 +76,9 @@ class Opening:
         if self.ahead is not None or self.server is not None:
             return
         self._listen(wait=False)
-        if not self.said or self._verdict_heard() or not _may_try_bubblewrap(self.wanted):
+        copied = self.said[0] if self.said else {}
+        if "runtime" not in copied or self._verdict_heard() or not _may_try_bubblewrap(self.wanted):
             return
-        copied = self.said[0]
         isolation = Isolation("bubblewrap", copied["runtime"], self.uid, _program(copied))
         self.ahead = server = ForkServer(isolation, self.worker_core)
         with contextlib.suppress(OSError):
@@ -92,12 +92,10 @@ class Opening:
         """
         if self.outcome is not None or self.server is not None:
             return
-        self._listen(wait=False)
-        if not self._verdict_heard():
-            self.start_ahead()
-            return
-        with contextlib.suppress(RuntimeError, OSError):
-            self.ready()
+        self.start_ahead()  # listens; starts nothing once the verdict is in
+        if self._verdict_heard():
+            with contextlib.suppress(RuntimeError, OSError):
+                self.ready()
 
     def ready(self) -> ForkServer:
         """Wait for the set-up, start the server if it is not started, and return it.
@@ -149,7 +147,7 @@ class Opening:
                 self._reap()
                 break
             *lines, self.unread = (self.unread + chunk).split(b"\n")
-            self.said.extend(json.loads(line) for line in lines if line.strip())
+            self.said.extend(_parsed(line) for line in lines if line.strip())
 
     def _reap(self) -> None:
         if self.pid:
@@ -218,6 +216,15 @@ def _say(report: int, message: Mapping[str, object]) -> None:
 
 def _hex(program: bytes | None) -> str | None:
     return None if program is None else program.hex()
+
+
+def _parsed(line: bytes) -> dict[str, Any]:
+    """Return one line the child said; a torn one says nothing (the verdict then says so)."""
+    try:
+        said = json.loads(line)
+    except ValueError:
+        return {}
+    return said if isinstance(said, dict) else {}
 
 
 def _verdict(said: dict[str, Any], uid: int | None) -> Isolation | str:

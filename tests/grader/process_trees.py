@@ -1,7 +1,8 @@
 """Watching a grading run's processes from a test: every process under it, even once orphaned.
 
 Shared by the tests that stop, kill or crowd a run (test_resume_runs, test_batch_robustness),
-with the submission wrapper that makes a run last long enough to interrupt.
+with the submission wrapper that makes a run last long enough to interrupt, and by those that
+look for fork servers (test_warm, test_gradescope_visible_checks).
 """
 
 import contextlib
@@ -9,6 +10,8 @@ import os
 import signal
 import threading
 import time
+
+import psutil
 
 WAIT_SECONDS = 300  # generous: the machine may be busy with other test runs
 # Appended to a submission: it answers like before, a little late, so a run lasts long enough to
@@ -25,6 +28,21 @@ def invoke_tool(*args, **kwargs):
     _time.sleep(0.01)
     return _unhurried(*args, **kwargs)
 '''
+
+
+def fork_servers_below(process=None):
+    """The fork servers among `process`'s descendants (this process's by default).
+
+    Inside bubblewrap or not; the bubblewrap probe's Python is not one.
+    """
+    found = []
+    for child in (process or psutil.Process()).children(recursive=True):
+        try:
+            if "grader.sandbox.inside.forkserver" in " ".join(child.cmdline()):
+                found.append(child)
+        except psutil.Error:
+            pass
+    return found
 
 
 def wait_for(condition, seconds=WAIT_SECONDS):

@@ -23,6 +23,7 @@ from gradescope_roots import (
     hidden_tests_of,
     visible_checks_of,
 )
+from process_trees import fork_servers_below
 
 from course.checks import CHECKS
 from course.checks.visible import visible_checks_json
@@ -160,27 +161,15 @@ def test_nothing_to_run_means_no_visible_check(tmp_path):
     assert run_visible_checks(empty, course) == []
 
 
-def fork_servers_of_this_process():
-    """This process's descendants serving workers (inside bubblewrap or not)."""
-    found = []
-    for child in psutil.Process().children(recursive=True):
-        try:
-            if "grader.sandbox.inside.forkserver" in " ".join(child.cmdline()):
-                found.append(child)
-        except psutil.Error:
-            pass
-    return found
-
-
 def test_the_checks_run_while_the_caller_goes_on_and_give_what_run_alone_gives():
     course = load_course()
     submission = load_safely(Found("reference", REFERENCE, "python"), course)
     with checks_opening() as opening, visible_checks_beside(submission, course, opening) as checks:
         # Not asked for yet, and already under way: their fork server is serving.
         deadline = time.monotonic() + 30
-        while not fork_servers_of_this_process() and time.monotonic() < deadline:
+        while not fork_servers_below() and time.monotonic() < deadline:
             time.sleep(0.01)
-        assert fork_servers_of_this_process()
+        assert fork_servers_below()
         beside = checks()
     assert beside == run_visible_checks(submission, course)
     assert beside and all(check.passed for check in beside)
@@ -195,5 +184,5 @@ def test_a_caller_that_fails_meanwhile_leaves_no_process_of_the_checks_behind():
         visible_checks_beside(submission, course, opening),
     ):
         raise KeyError("the grading failed")
-    assert fork_servers_of_this_process() == []
+    assert fork_servers_below() == []
     assert psutil.Process(os.getpid()).children() == []

@@ -8,6 +8,7 @@ import time
 import psutil
 import pytest
 from grader_cli import read_grades
+from process_trees import fork_servers_below
 
 from grader import dispatch
 from grader.model import CodeUnit, Submission
@@ -72,18 +73,6 @@ def test_a_job_started_ahead_sets_its_fork_server_up_before_it_is_told_what_to_g
     assert list(tmp_path.iterdir()) == []  # unused, it took its set-up away with it
 
 
-def servers_below(process):
-    """The fork servers among `process`'s descendants (the probe's Python is not one)."""
-    found = []
-    for child in process.children(recursive=True):
-        try:
-            if "grader.sandbox.inside.forkserver" in " ".join(child.cmdline()):
-                found.append(child)
-        except psutil.Error:
-            pass
-    return found
-
-
 def test_a_job_started_ahead_starts_no_fork_server_until_it_is_told_what_to_grade(
     monkeypatch, tmp_path
 ):
@@ -99,7 +88,7 @@ def test_a_job_started_ahead_starts_no_fork_server_until_it_is_told_what_to_grad
             time.sleep(0.01)
         seen = []
         for _ in range(100):  # a second: the job reads its tests and its set-up ends meanwhile
-            seen += servers_below(job)
+            seen += fork_servers_below(job)
             time.sleep(0.01)
         assert warm.waiting[0].poll() is None
         assert seen == []

@@ -36,9 +36,11 @@ __all__ = [
     "StepWork",
     "assemble",
     "exercise_cells",
+    "missing_step",
     "notebook_exercise_cells",
     "read_step",
     "step_work",
+    "whole_notebook",
 ]
 
 
@@ -168,13 +170,16 @@ def read_step(folder: str | Path, step: Step) -> StepWork:
     """Return the StepWork of `step` as saved in `folder`; a missing file is said, not raised."""
     path = Path(folder) / step.notebook
     if not path.is_file():
-        return StepWork(
-            step, unreadable=f"the notebook is missing from the folder {path.parent.name}/."
-        )
+        return missing_step(step, path.parent.name)
     try:
         return step_work(step, read_notebook_cells(path))
     except AssemblyError as error:
         return StepWork(step, unreadable=str(error))
+
+
+def missing_step(step: Step, folder_name: str) -> StepWork:
+    """Return the StepWork of a step whose notebook is not in the folder `folder_name`."""
+    return StepWork(step, unreadable=f"the notebook is missing from the folder {folder_name}/.")
 
 
 def exercise_cells(folder: str | Path, course: Course, *, before: str | None = None) -> Assembly:
@@ -209,16 +214,19 @@ def notebook_exercise_cells(path: str | Path, course: Course) -> Assembly:
     file, say) carries the exercise cells of every step and the student's own cells, in
     notebook order, each exercise cell labelled with its step.
     """
-    notebook_cells = read_notebook_cells(path)
-    step = course.step_for_notebook(Path(path).name)
+    return whole_notebook(read_notebook_cells(path), Path(path).name, course)
+
+
+def whole_notebook(notebook_cells: Sequence[NotebookCell], name: str, course: Course) -> Assembly:
+    """Collect what the cells of one notebook, saved as `name`, carry forward (see above)."""
+    step = course.step_for_notebook(name)
     if step is None:
         exercises = tuple(cell_id for s in course.steps for cell_id in s.exercises)
-        step = Step(0, Path(path).name, Path(path).stem, exercises, (), ())
+        step = Step(0, name, Path(name).stem, exercises, (), ())
     work = step_work(step, notebook_cells)
     if all(cell.own for cell in work.cells):
         raise AssemblyError(
-            f"{Path(path).name} holds none of the lesson's exercise cells, so there is nothing "
-            "to grade in it."
+            f"{name} holds none of the lesson's exercise cells, so there is nothing to grade in it."
         )
     cells = tuple(_as_step_cell(cell, course) for cell in work.cells)
     return assemble([replace(work, cells=cells, missing=())], course)

@@ -24,17 +24,33 @@ class AssemblyError(Exception):
 def read_notebook_cells(path: str | Path) -> list[NotebookCell]:
     """Return the cells of the notebook at `path`; raise AssemblyError if it cannot be read."""
     try:
-        notebook = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = Path(path).read_bytes()
+    except OSError as error:
+        raise _unreadable(Path(path).name, error) from None
+    return parse_notebook_cells(data, Path(path).name)
+
+
+def parse_notebook_cells(data: bytes, name: str) -> list[NotebookCell]:
+    """Return the cells of a notebook saved as `data`; raise AssemblyError if it is not one.
+
+    `name` is the notebook's file name, for the message.
+    """
+    try:
+        notebook = json.loads(data.decode("utf-8"))
         cells = notebook["cells"]
-    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as error:
-        raise AssemblyError(
-            f"{Path(path).name} could not be read as a notebook ({type(error).__name__}). "
-            "Open it in JupyterLab; if it will not open, start again from a fresh copy "
-            "of the lesson."
-        ) from None
+    # RecursionError: lists nested thousands deep, which no notebook holds.
+    except (UnicodeDecodeError, ValueError, KeyError, TypeError, RecursionError) as error:
+        raise _unreadable(name, error) from None
     if not isinstance(cells, list):
-        raise AssemblyError(f"{Path(path).name} has no list of cells, so it is not a notebook.")
+        raise AssemblyError(f"{name} has no list of cells, so it is not a notebook.")
     return [cell for cell in cells if isinstance(cell, dict)]
+
+
+def _unreadable(name: str, error: BaseException) -> AssemblyError:
+    return AssemblyError(
+        f"{name} could not be read as a notebook ({type(error).__name__}). Open it in "
+        "JupyterLab; if it will not open, start again from a fresh copy of the lesson."
+    )
 
 
 def _nbgrader(cell: NotebookCell) -> object:

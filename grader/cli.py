@@ -6,9 +6,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn, TypedDict, TypeVar, Unpack
 
-from grader.discover import UsageError
 from grader.gradebook import late, lms, roster
 from grader.gradebook.book import ClassBook, GradebookSettings
+from grader.intake.discover import UsageError
 from grader.integrations import gradescope
 from grader.model import Limits
 from grader.paths import SAMPLE_CLASS

@@ -93,6 +93,8 @@ class Submission:
     # Set when the grader itself failed on this submission, or refused its student id: the
     # result is then "error" with this reason, not "unreadable", for it is not the student's doing.
     failure: str | None = None
+    # The instructor's folder that `path` is read from without following links (its lateness).
+    within: str = ""
 
 
 @dataclass(frozen=True, slots=True)

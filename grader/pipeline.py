@@ -22,10 +22,10 @@ from typing import NoReturn, Protocol
 
 from course.manifest import Course, load_course
 from grader import ids, resume, run
-from grader.discover import Found, UsageError, discover
 from grader.gradebook.book import ClassBook
 from grader.gradebook.summary import StudentSummary
-from grader.load import load
+from grader.intake.discover import Found, UsageError, discover
+from grader.intake.load import load
 from grader.model import (
     MISSING,
     Grade,

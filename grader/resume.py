@@ -55,8 +55,7 @@ VERDICT_SOURCES = (
     "grader/score.py",
     "grader/model.py",
     "grader/resume.py",
-    "grader/load.py",
-    "grader/discover.py",
+    "grader/intake",
 )
 # Settings that decide how fast a run goes, never what it finds.
 SPEED_SETTINGS = ("jobs", "warm")

@@ -25,8 +25,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any, TextIO
 
 from course.manifest import load_course
-from grader.discover import Found, discover
-from grader.load import load
+from grader.intake.discover import Found, discover
+from grader.intake.load import load
 from grader.model import CATEGORIES, RUN_STATUSES, SETTLED, TEST_STATUSES, Grade, RunStatus
 from grader.paths import LESSONS, PROJECT_ROOT, SUBMISSIONS
 from grader.pipeline import grade_submissions

@@ -19,7 +19,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.discover import UsageError
+from grader.intake.discover import UsageError
 
 RESUME_FOLDER = ".resume"
 

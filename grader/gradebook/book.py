@@ -163,7 +163,7 @@ class ClassBook:
         policy = self.settings.policy
         if policy is None or summary.status == MISSING or not submission.path:
             return summary
-        when = submitted_at(submission.path)
+        when = submitted_at(submission.path, submission.within)
         if when.source == "file time" and not when.problem:
             self._file_times.append(summary.student)
         if when.problem:

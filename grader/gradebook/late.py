@@ -1,7 +1,7 @@
 """Due date and late policy: when each submission came in, and what lateness costs.
 
     policy = parse_policy("per-hour:2", parse_due("2026-03-01T23:59+01:00"))
-    when = submitted_at(Path("submitted/ada/bounded_results"))
+    when = submitted_at("submitted/ada/bounded_results")
     policy.penalty(62.5, when.time)    # 2 points for every hour, or part of one, after the due date
 
 The methods are nbgrader's: "none" (lateness is recorded, nothing is taken off), "zero" (a late
@@ -15,16 +15,19 @@ modification time of the notebooks or file graded (which copying can change: kee
 """
 
 import math
+import os
+import posixpath
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
-from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from grader.discover import UsageError
+from grader.intake.discover import UsageError
+from grader.intake.files import Folder, Refused, relative
 
 METHODS = ("none", "zero", "per-hour")
 TIMESTAMP_FILE = "timestamp.txt"
+TIMESTAMP_BYTES = 1000  # nbgrader writes one line
 SECONDS_PER_HOUR = 3600
 _UTC_NAMES = ("UTC", "GMT", "Z")
 # nbgrader writes "%Y-%m-%d %H:%M:%S.%f %Z"; its zone may also be a number such as +0100.
@@ -118,33 +121,45 @@ def parse_policy(text: str | None, due: datetime | None) -> LatePolicy | None:
     return LatePolicy(due, method, points)
 
 
-def submitted_at(path: Path | str) -> Submitted:
-    """Return when the submission at `path` (a lessons folder, notebook or file) was made."""
-    path = Path(path)
-    stamp = path / TIMESTAMP_FILE if path.is_dir() else None
+def submitted_at(path: str, within: str = "") -> Submitted:
+    """Return when the submission at `path` (a lessons folder, notebook or file) was made.
+
+    `within` is the instructor's folder it is read from, as the load step read it (by default
+    the folder itself, or a file's own folder): nothing is read through a link.
+    """
+    is_folder = os.path.isdir(path) and not os.path.islink(path)
+    start = within or (path if is_folder else os.path.dirname(path) or ".")
+    below = relative(path, start)
     problem = ""
-    if stamp is not None and stamp.is_file():
-        try:
-            return Submitted(parse_time(stamp.read_text(encoding="utf-8").strip()), TIMESTAMP_FILE)
-        except (OSError, UnicodeDecodeError, ValueError) as error:
-            problem = f"its {TIMESTAMP_FILE} could not be read ({type(error).__name__})"
-    modified = _newest_modification(path)
-    if modified is None:
-        return Submitted(None, "", problem)
-    return Submitted(modified, "file time", problem)
-
-
-def _newest_modification(path: Path) -> datetime | None:
-    """Return the newest modification time of what is graded at `path`, or None."""
     try:
-        if path.is_dir():
-            files = [p for p in path.iterdir() if p.suffix in (".ipynb", ".py") and p.is_file()]
-        else:
-            files = [path]
-        newest = max((p.stat().st_mtime for p in files), default=None)
-    except OSError:
-        return None
-    return None if newest is None else datetime.fromtimestamp(newest, UTC)
+        with Folder.open(start, below if is_folder else posixpath.dirname(below)) as folder:
+            if is_folder:
+                stamp, problem = _timestamp(folder)
+                if stamp is not None:
+                    return Submitted(stamp, TIMESTAMP_FILE)
+                names = [n for n in folder.names() if n.endswith((".ipynb", ".py"))]
+            else:
+                names = [posixpath.basename(below)]
+            times = [t for t in map(folder.modified, names) if t is not None]
+    except (OSError, Refused):
+        times = []
+    if not times:
+        return Submitted(None, "", problem)
+    return Submitted(datetime.fromtimestamp(max(times), UTC), "file time", problem)
+
+
+def _timestamp(folder: Folder) -> tuple[datetime | None, str]:
+    """Return nbgrader's time in `folder`'s timestamp.txt, or None and why it was not used."""
+    kind = folder.kind(TIMESTAMP_FILE)
+    if kind is None:
+        return None, ""
+    try:
+        text = folder.read(TIMESTAMP_FILE, TIMESTAMP_BYTES).decode("utf-8")
+        return parse_time(text.strip()), ""
+    except Refused:
+        return None, f"its {TIMESTAMP_FILE} is a {kind}, not a file, so it was not read"
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        return None, f"its {TIMESTAMP_FILE} could not be read ({type(error).__name__})"
 
 
 def parse_time(text: str, local: bool = False) -> datetime:

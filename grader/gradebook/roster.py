@@ -12,7 +12,7 @@ import csv
 from pathlib import Path
 
 from grader import ids
-from grader.discover import UsageError
+from grader.intake.discover import UsageError
 
 ID_COLUMN = "id"
 

@@ -14,6 +14,7 @@ instead of a grade earned under weaker isolation.
 
 import json
 import math
+import posixpath
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -22,7 +23,8 @@ from typing import Any, TextIO
 
 from course.assemble import ExerciseCell
 from course.manifest import Course, load_course
-from grader.discover import Found
+from grader.intake.discover import Found
+from grader.intake.files import Folder, Refused
 from grader.integrations.gradescope import SELFCHECK_FILES, SELFCHECK_FOLDER, BundleSettings
 from grader.integrations.visible_checks import VisibleCheck, checks_opening, visible_checks_beside
 from grader.model import Grade, Limits, Submission
@@ -57,33 +59,34 @@ def find_student_work(folder: str | Path, course: Course | None = None) -> Found
 
     Students upload their lessons folder, some of its notebooks, one notebook or a .py file,
     and Gradescope keeps whatever folders they uploaded. A folder of lesson notebooks is
-    preferred, then a notebook, then a .py file; the shallowest, then the first by name, wins.
+    preferred, then a notebook, then a .py file; a regular file before anything else, then the
+    shallowest, then the first by name. The upload is searched without following links (a
+    link found is the student's result, refused when it is loaded), and within bounds.
     """
     course = course or load_course()
-    folder = Path(folder)
-    if not folder.is_dir():
+    try:
+        with Folder.open(str(folder)) as upload:
+            entries = [entry for entry in upload.search() if _visible(entry.path)]
+    except (OSError, Refused):
         return None
-    folders = sorted(
-        (p for p in [folder, *folder.rglob("*")] if p.is_dir() and _visible(p, folder)),
-        key=lambda p: (len(p.parts), p.as_posix()),
-    )
-    for candidate in folders:
-        if any((candidate / step.notebook).is_file() for step in course.steps):
-            return Found(STUDENT, str(candidate), "lessons")
+    paths = {entry.path for entry in entries}
+    folders = ["", *(entry.path for entry in entries if entry.kind == "folder")]
+    for candidate in folders:  # the search lists them shallowest first, then by name
+        if any(posixpath.join(candidate, step.notebook) in paths for step in course.steps):
+            return Found(STUDENT, str(Path(folder, candidate)), "lessons", str(folder))
     for suffix, kind in ((".ipynb", "notebook"), (".py", "python")):
         files = sorted(
-            (p for p in folder.rglob(f"*{suffix}") if p.is_file() and _visible(p, folder)),
-            key=lambda p: (len(p.parts), p.as_posix()),
+            (e for e in entries if e.path.lower().endswith(suffix) and e.kind != "folder"),
+            key=lambda e: (e.kind != "file", e.depth, e.path),
         )
         if files:
-            return Found(STUDENT, str(files[0]), kind)
+            return Found(STUDENT, str(Path(folder, files[0].path)), kind, str(folder))
     return None
 
 
-def _visible(path: Path, top: Path) -> bool:
+def _visible(path: str) -> bool:
     """Say whether `path` is worth grading: no hidden, checkpoint or macOS metadata part."""
-    parts = path.relative_to(top).parts
-    return not any(part.startswith((".", "_")) for part in parts)
+    return not any(part.startswith((".", "_")) for part in path.split("/"))
 
 
 def required_isolation(settings: BundleSettings) -> containment.Isolation:

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from course.manifest import load_course
 from grader import run
-from grader.discover import Found
-from grader.load import load
+from grader.intake.discover import Found
+from grader.intake.load import load
 from grader.model import CATEGORIES, POINTS_PER_CATEGORY, SETTLED, Grade, RunResult, Submission
 from grader.reports.feedback import case_title
 from grader.score import score

@@ -25,7 +25,7 @@ from grader_cli import read_grades, run_grader
 from process_trees import SLOW_WRAPPER, ProcessTree, wait_for
 
 from grader import cli, dispatch, ids, pipeline, run
-from grader.discover import student_id
+from grader.intake.discover import student_id
 from grader.paths import SUBMISSIONS
 from grader.pipeline import find_submissions, load_safely
 from grader.reports import class_report, files

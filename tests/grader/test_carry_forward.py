@@ -14,8 +14,8 @@ import pytest
 
 from course.manifest import load_course
 from grader import run
-from grader.discover import Found
-from grader.load import load
+from grader.intake.discover import Found
+from grader.intake.load import load
 from grader.reports.feedback import feedback_blocks, render_markdown
 from grader.score import score
 

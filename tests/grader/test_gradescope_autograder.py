@@ -222,3 +222,13 @@ def test_grading_imports_nothing_beyond_the_bundle_and_its_requirements(bundle, 
         if Path(path).is_relative_to(root / "source"):
             continue
         assert {d.lower() for d in distributions} & allowed, module
+
+
+def test_an_upload_linking_to_the_autograders_own_reference_earns_nothing(bundle, tmp_path):
+    root = autograder_root(bundle, tmp_path)
+    reference = root / "source" / gradescope_run.SELFCHECK_FOLDER / "reference.py"
+    assert reference.is_file()  # what the link would have handed over
+    (root / "submission" / "reference.py").symlink_to(reference)
+    document = graded(root)
+    assert document["score"] == 0
+    assert "reference.py is a link to another file" in document["output"]

@@ -29,7 +29,7 @@ from course.checks import CHECKS
 from course.checks.visible import visible_checks_json
 from course.manifest import load_course
 from course.run import run_cells
-from grader.discover import Found
+from grader.intake.discover import Found
 from grader.integrations.visible_checks import (
     TITLE,
     checks_opening,

@@ -5,7 +5,6 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from grader.discover import UsageError
 from grader.gradebook.late import (
     TIMESTAMP_FILE,
     LatePolicy,
@@ -15,6 +14,7 @@ from grader.gradebook.late import (
     parse_time,
     submitted_at,
 )
+from grader.intake.discover import UsageError
 
 DUE = datetime(2026, 3, 1, 23, 59, tzinfo=UTC)
 
@@ -109,3 +109,15 @@ def test_an_unreadable_timestamp_falls_back_to_the_file_time_and_says_why(tmp_pa
     (folder / TIMESTAMP_FILE).write_text("last Tuesday", encoding="utf-8")
     when = submitted_at(folder)
     assert when.source == "file time" and "timestamp.txt could not be read" in when.problem
+
+
+def test_a_timestamp_that_is_a_link_is_not_read_and_the_file_time_is_used(tmp_path):
+    (tmp_path / "early.txt").write_text("2020-01-01 00:00:00 UTC\n", encoding="utf-8")
+    folder = tmp_path / "bounded_results"
+    folder.mkdir()
+    (folder / "01.ipynb").write_text("{}", encoding="utf-8")
+    os.utime(folder / "01.ipynb", (DUE.timestamp(), DUE.timestamp()))
+    (folder / TIMESTAMP_FILE).symlink_to(tmp_path / "early.txt")
+    when = submitted_at(str(folder), str(tmp_path))
+    assert when.source == "file time" and when.time == DUE
+    assert when.problem == f"its {TIMESTAMP_FILE} is a link, not a file, so it was not read"

@@ -1,11 +1,12 @@
 """The load step reads submissions into code units, and turns unreadable ones into a reason."""
 
 import json
+import os
 from pathlib import Path
 
 from course.manifest import load_course
-from grader.discover import Found
-from grader.load import load
+from grader.intake.discover import Found
+from grader.intake.load import load
 
 COURSE = load_course()
 
@@ -115,3 +116,51 @@ def test_an_own_cell_and_an_unfinished_step_are_carried_and_noted_as_in_the_less
         "Step 3 (03-json-vocabulary.ipynb): `encode_json` is not finished yet: cell "
         "'encode-json' still raises NotImplementedError.",
     )
+
+
+def test_notebooks_that_are_links_are_never_read_and_the_student_is_told_why(tmp_path):
+    solutions = tmp_path / "solutions"
+    write_lesson(solutions)
+    ada = tmp_path / "ada"
+    ada.mkdir()
+    for step in COURSE.steps:
+        os.symlink(solutions / step.notebook, ada / step.notebook)
+    submission = load(Found("ada", str(ada), "lessons"))
+    assert submission.units == ()
+    assert f"{COURSE.steps[0].notebook} is a link to another file" in submission.error
+    assert "hand in the file itself" in submission.error
+
+
+def test_one_linked_step_is_that_steps_problem_and_the_rest_is_graded(tmp_path):
+    write_lesson(tmp_path / "ada")
+    step = COURSE.steps[1]
+    (tmp_path / "ada" / step.notebook).unlink()
+    os.mkfifo(tmp_path / "ada" / step.notebook)
+    submission = load(Found("ada", str(tmp_path / "ada"), "lessons"))
+    assert submission.error is None
+    assert not any(step.notebook in unit.filename for unit in submission.units)
+    assert any(f"{step.notebook} is a named pipe" in p for p in submission.problems)
+
+
+def test_a_refused_found_is_not_read_at_all(tmp_path):
+    found = Found("ada", str(tmp_path / "nowhere"), "lessons", str(tmp_path), "ada is a link.")
+    assert load(found).error == "ada is a link."
+
+
+def test_a_linked_python_file_is_refused(tmp_path):
+    (tmp_path / "reference.py").write_text("def invoke_tool(*a, **k):\n    pass\n")
+    os.symlink(tmp_path / "reference.py", tmp_path / "alan.py")
+    submission = load(Found("alan", str(tmp_path / "alan.py"), "python"))
+    assert submission.units == () and "alan.py is a link" in submission.error
+
+
+def test_notebooks_built_to_exhaust_the_parser_are_the_students_error_not_the_graders(tmp_path):
+    cases = {
+        "nested.ipynb": b"[" * 200_000 + b"]" * 200_000,
+        "containers.ipynb": b'{"cells": [' + b"[]," * 300_000 + b"[]]}",
+    }
+    for name, data in cases.items():
+        (tmp_path / name).write_bytes(data)
+        submission = load(Found(name[:-6], str(tmp_path / name), "notebook"))
+        assert submission.failure is None, name
+        assert name in submission.error, name

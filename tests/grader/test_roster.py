@@ -2,8 +2,8 @@
 
 import pytest
 
-from grader.discover import UsageError
 from grader.gradebook.roster import read_roster
+from grader.intake.discover import UsageError
 
 
 def roster(tmp_path, text, encoding="utf-8"):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.discover import UsageError
+from grader.intake.discover import UsageError
 from grader.shards import Shard, gather
 
 CLASS = [f"student-{n:03d}" for n in range(10)] + ["Ada", "ada", "zoë"]

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from grader import resume, run
 from grader.gradebook import lms
-from grader.reports import class_report, files
+from grader.reports import class_report, files, spreadsheet
 
 # Every file or folder the grader writes in DIR for the whole class.
 CLASS_FILES = (
@@ -62,6 +62,11 @@ def name_problem(student: str) -> str:
         return f"its student id {shown} holds a character that cannot be shown, such as a tab"
     if student.startswith("."):
         return f"its student id {shown} starts with a dot, as the grader's own hidden files do"
+    if student.startswith(spreadsheet.FORMULA_STARTS):
+        return (
+            f"its student id {shown} starts with {student[0]}, which a spreadsheet or LMS "
+            "reads as the start of a formula"
+        )
     reserved = {folding(name): name for name in CLASS_FILES}
     if folding(student) in reserved:
         return (

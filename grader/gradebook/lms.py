@@ -12,7 +12,6 @@ one. README.md ("Exports") documents the mapping. nbgrader's own gradebook can b
 same way (grader.integrations.nbgrader_plugins.CanvasExport and MoodleExport).
 """
 
-import csv
 import io
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from pathlib import Path
 from course.manifest import load_course
 from grader.gradebook.store import in_student_order
 from grader.gradebook.summary import StudentSummary, one_line_comment
+from grader.reports import spreadsheet
 from grader.reports.feedback import format_points
 from grader.reports.files import write_atomically
 
@@ -58,7 +58,7 @@ def lms_file_name(system: str) -> str:
 def canvas_csv(rows: Iterable[LmsRow], assignment: str, max_score: float) -> str:
     """Return a Canvas gradebook import: the student id as Student and SIS Login ID."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = spreadsheet.writer(buffer)
     writer.writerow([*CANVAS_STUDENT_COLUMNS, assignment])
     writer.writerow([CANVAS_POINTS_ROW, "", "", "", "", format_points(max_score)])
     for row in _by_student(rows):
@@ -69,7 +69,7 @@ def canvas_csv(rows: Iterable[LmsRow], assignment: str, max_score: float) -> str
 def moodle_csv(rows: Iterable[LmsRow], assignment: str, comments: bool = False) -> str:
     """Return a Moodle grade import: the student id as Username, the score, maybe a comment."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = spreadsheet.writer(buffer)
     writer.writerow([MOODLE_IDENTIFIER, assignment, *([MOODLE_FEEDBACK] if comments else [])])
     for row in _by_student(rows):
         comment = [row.comment] if comments else []

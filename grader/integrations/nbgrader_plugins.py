@@ -18,7 +18,6 @@ and its exports are ready for a gradebook:
 This module imports nbgrader; the grader itself never imports it.
 """
 
-import csv
 import io
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -31,6 +30,7 @@ from traitlets import Bool, Float, List
 
 from grader.gradebook.late import late_penalty
 from grader.gradebook.lms import LmsRow, lms_csv, lms_file_name
+from grader.reports import spreadsheet
 from grader.reports.feedback import format_points
 from grader.reports.files import write_atomically
 
@@ -105,7 +105,7 @@ class RoundedCsvExport(CsvExportPlugin):
     def export(self, gradebook: Gradebook) -> None:
         """Write the grades to `--to` (grades.csv by default)."""
         buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
+        writer = spreadsheet.writer(buffer)
         writer.writerow(CSV_COLUMNS)
         for row in gradebook_rows(gradebook, self.assignment, self.student):
             cells = {c: format_points(row[c]) for c in NUMBER_COLUMNS}

@@ -18,7 +18,6 @@ the item analysis, then the students' table, then the runs that stopped if any d
 files are written as streams, so a class of thousands costs a few hundred bytes per student.
 """
 
-import csv
 import io
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -33,7 +32,7 @@ from grader.gradebook.summary import (
     summarize,
 )
 from grader.model import MISSING, TEST_STATUSES, Grade, TestOutcome
-from grader.reports import class_page
+from grader.reports import class_page, spreadsheet
 from grader.reports.charts import Bar
 from grader.reports.class_figures import (
     CategoryFigures,
@@ -185,7 +184,7 @@ def _tally(
 ) -> ClassFigures:
     """Return the figures of summaries by student id, writing the item analysis on the way."""
     tally = ClassTally(catalogue)
-    writer = csv.writer(item_analysis, lineterminator="\n") if item_analysis else None
+    writer = spreadsheet.writer(item_analysis) if item_analysis else None
     if writer:
         writer.writerow(["student", "status", "score", *(test.test_id for test in catalogue)])
     for summary in summaries:

@@ -6,7 +6,6 @@ submissions twice gives byte-identical grades.csv and results.json.
 """
 
 import contextlib
-import csv
 import io
 import json
 import os
@@ -20,7 +19,7 @@ from course.manifest import Course
 from grader.gradebook.store import in_student_order
 from grader.gradebook.summary import StudentSummary
 from grader.model import CATEGORIES, SETTLED, Grade, TestOutcome
-from grader.reports import feedback, hints
+from grader.reports import feedback, hints, spreadsheet
 from grader.score import points_of_tests
 
 # More columns for grades.csv: their names, and what gives a student's cells for them.
@@ -103,7 +102,7 @@ def _write_grades_rows(
     stream: TextIO, summaries: Iterable[StudentSummary], columns: Columns | None
 ) -> None:
     names, cells_for = columns or ((), lambda _student: ())
-    writer = csv.writer(stream, lineterminator="\n")
+    writer = spreadsheet.writer(stream)
     writer.writerow(["student", "score", "max_score", *CATEGORIES, "status", *names])
     for summary in in_student_order(summaries):
         writer.writerow(

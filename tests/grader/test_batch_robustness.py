@@ -28,7 +28,7 @@ from grader import cli, dispatch, ids, pipeline, run
 from grader.intake.discover import student_id
 from grader.paths import SUBMISSIONS
 from grader.pipeline import find_submissions, load_safely
-from grader.reports import class_report, files
+from grader.reports import class_report, files, spreadsheet
 from grader.sandbox.cleanup import remove_tree, temporary_folder
 
 REFERENCE = SUBMISSIONS / "correct" / "reference.py"
@@ -203,6 +203,7 @@ def test_ids_naming_the_class_files_or_paths_or_differing_by_case_are_refused():
     safe = ["ada", "grades", "report", "grace.hopper", "linus-t", "jöns"]
     unsafe = ["grades.csv", "REPORT.HTML", "logs", "grades-moodle.csv", ".resume", "..", ".", ""]
     unsafe += ["a/b", "a\\b", "tab\there", "Bob", "bob", "cafe\u0301", "café"]
+    unsafe += ["=HYPERLINK(1)", "+1", "-1", "@SUM(1)"]
     refused = ids.refusals([*safe, *unsafe])
     assert sorted(refused) == sorted(unsafe)
     for reason in refused.values():
@@ -222,6 +223,9 @@ def colliding_class(tmp_path_factory):
         (folder / f"{name}.py").write_text("x = 1\n", encoding="utf-8")
     (folder / "report.html.ipynb").write_text('{"cells": []}', encoding="utf-8")
     (folder / "tab\there.py").write_text("x = 1\n", encoding="utf-8")
+    for formula in FORMULAS:
+        (folder / f"{formula}.py").write_text("x = 1\n", encoding="utf-8")
+    (folder / f"{MARKUP}.py").write_text("x = 1\n", encoding="utf-8")
     with open(os.path.join(os.fsencode(folder), b"caf\xe9.py"), "w", encoding="utf-8") as file:
         file.write("x = 1\n")
     # Children starting with a dot are skipped; named on the command line, they are not.
@@ -235,7 +239,10 @@ def colliding_class(tmp_path_factory):
     return root, out, completed
 
 
+FORMULAS = ('=HYPERLINK("example.com","click")', "@SUM(1+1)", "+1", "-2")
+MARKUP = "<img src=x onerror=alert(1)>"
 REFUSED = {
+    *FORMULAS,
     "grades.csv",
     "report.html",
     "LOGS",
@@ -254,22 +261,46 @@ def test_refused_ids_are_rows_with_status_error_and_the_class_files_stay_whole(c
     root, out, completed = colliding_class
     assert completed.returncode == 0, completed.stderr
     grades = read_grades(out)
-    assert set(grades) == REFUSED | {"ada"}
+    # In the CSV files a formula id is shown as text: a quote before it.
+    assert set(grades) == {spreadsheet.as_data(s) for s in REFUSED} | {"ada", MARKUP}
     assert grades["ada"]["score"] == grades["ada"]["max_score"]
-    for student in REFUSED:
+    for student in map(spreadsheet.as_data, REFUSED):
         assert grades[student]["status"] == "error"
         assert float(grades[student]["score"]) == 0
     assert (out / "report.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     with (out / "grades-canvas.csv").open(encoding="utf-8", newline="") as stream:
         canvas = list(csv.reader(stream))
     assert len(canvas) == 2 + len(grades)
-    assert json.loads((out / "timings.json").read_text(encoding="utf-8")).keys() == set(grades)
+    assert json.loads((out / "timings.json").read_text(encoding="utf-8")).keys() == REFUSED | {
+        "ada",
+        MARKUP,
+    }
     # Only ada has a folder; nothing was written for a refused id, in the folder or beside it.
-    assert sorted(p.name for p in out.iterdir() if p.is_dir()) == [".resume", "ada"]
+    assert sorted(p.name for p in out.iterdir() if p.is_dir()) == [".resume", MARKUP, "ada"]
     # ...and the run's own record (its hidden tests), whose name no student id can take.
-    assert sorted(p.name for p in (out / ".resume").iterdir()) == [".facts.json", "ada.json"]
-    assert list(root.rglob("results.json")) == [out / "ada" / "results.json"]
+    assert sorted(p.name for p in (out / ".resume").iterdir()) == [
+        ".facts.json",
+        f"{MARKUP}.json",
+        "ada.json",
+    ]
+    assert sorted(root.rglob("results.json")) == [
+        out / MARKUP / "results.json",
+        out / "ada" / "results.json",
+    ]
     assert sorted(p.name for p in out.parent.iterdir()) == ["out"]
+
+
+def test_no_cell_of_any_csv_file_is_a_formula_and_the_page_shows_markup_as_text(
+    colliding_class,
+):
+    _, out, _ = colliding_class
+    for name in ("grades.csv", "item-analysis.csv", "grades-canvas.csv"):
+        with (out / name).open(encoding="utf-8", newline="") as stream:
+            cells = [cell for row in csv.reader(stream) for cell in row]
+        assert "'" + FORMULAS[0] in cells, name
+        assert not [cell for cell in cells if cell.startswith(("=", "+", "-", "@"))], name
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert MARKUP not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
 
 
 def test_each_refused_submission_is_one_line_of_the_summary(colliding_class):

@@ -65,10 +65,24 @@ class Limits:
     output_limit: int = 65536  # bytes of printed output kept per test
     memory_mb: int = 512  # memory of a worker (shared memory and tmpfs files included), MiB
     processes: int = 64  # processes (and threads) a worker's user may have at once
+    # What the trusted side may hold of what a submission's workers send it, over all its tests,
+    # in MiB as grader.sandbox.client.held_size estimates it; the reference needs about 1.5.
+    # The trusted side's own processor time for a submission is held to `timeout` too.
+    held_mb: int = 32
 
 
 class NotJudged(Exception):
-    """Raised by a hidden test whose case another category's rule has already decided."""
+    """Raised by a hidden test whose case another category's rule has already decided.
+
+    `category` is that category and `scenario` the key of the scenario (one call of
+    invoke_tool) it decides by. The step aside stands only if a test of `category` asked that
+    very scenario and judged it; otherwise the test that stepped aside fails (grader/runner.py).
+    """
+
+    def __init__(self, reason: str, category: str, scenario: object) -> None:
+        super().__init__(reason)
+        self.category = category
+        self.scenario = scenario
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,8 @@ from grader.jobfiles import CatalogueEntry, DetailedOutcome, GradingEntry, Outco
 from grader.model import NOT_JUDGED, RUN_STATUSES, Limits, NotJudged, failure_reason
 from grader.sandbox.client import SandboxProblem
 from grader.sandbox.forkserver import ForkServer
-from grader.sandbox.session import LoadFailure, SubmissionSession
+from grader.sandbox.session import LoadFailure, ScenarioKey, SubmissionSession
+from grader.sandbox.values import shown
 
 # A submission the grader itself failed on is tried this many times in all.
 GRADER_ATTEMPTS = 2
@@ -39,24 +40,75 @@ def status_of_error(error: Exception) -> str:
     """Return the test status an exception raised by a hidden test stands for."""
     if isinstance(error, SandboxProblem):
         return error.status
-    if isinstance(error, NotJudged):
-        return NOT_JUDGED
     if isinstance(error, AssertionError):
         return "failed"
     return "error"
 
 
-def call_directly(test: HiddenCall, session: SubmissionSession) -> tuple[str, str]:
-    """Call one hidden test for the submission in `session`; return (status, detail)."""
+@dataclass(frozen=True)
+class Verdict:
+    """How one hidden test ended for one submission, and which scenarios it asked.
+
+    `claim` is, for a test that stepped aside, the category and scenario it stepped aside for.
+    """
+
+    status: str
+    detail: str
+    asked: set[ScenarioKey]
+    claim: tuple[str, object] | None = None
+
+
+def call_directly(test: HiddenCall, session: SubmissionSession) -> Verdict:
+    """Call one hidden test for the submission in `session`; return how it ended."""
     arguments = dict(test.parameters)
     if test.takes_submission:
         arguments["submission"] = session
     try:
         test.function(**arguments)
+    except NotJudged as error:
+        claim = (error.category, error.scenario)
+        return Verdict(NOT_JUDGED, failure_detail(error), session.take_asked(), claim)
     except Exception as error:
-        # The detail is for the teacher's debugging log only: it may hold hidden inputs.
-        return status_of_error(error), str(error)[:2000]
-    return "passed", ""
+        return Verdict(status_of_error(error), failure_detail(error), session.take_asked())
+    return Verdict("passed", "", session.take_asked())
+
+
+def honour_step_asides(categories: Sequence[str], verdicts: list[Verdict]) -> list[Verdict]:
+    """Return the verdicts with every unfounded step aside turned into a failure.
+
+    A test may step aside only for a category whose own tests asked that very scenario and
+    judged it (ended otherwise than stepping aside): stepping aside is then never free, and
+    an answer that no test can read (an envelope with neither ok nor a code) is never a way
+    out of the test that asked.
+    """
+    judged: dict[str, set[ScenarioKey]] = {}
+    for category, verdict in zip(categories, verdicts, strict=True):
+        if verdict.status != NOT_JUDGED:
+            judged.setdefault(category, set()).update(verdict.asked)
+    return [_honoured(verdict, judged) for verdict in verdicts]
+
+
+def _honoured(verdict: Verdict, judged: dict[str, set[ScenarioKey]]) -> Verdict:
+    if verdict.claim is None:
+        return verdict
+    category, scenario = verdict.claim
+    if scenario in judged.get(category, ()):
+        return verdict
+    detail = f"stepped aside for {category}, which did not judge that scenario: {verdict.detail}"
+    return Verdict("failed", detail[:DETAIL_WIDTH], verdict.asked)
+
+
+def failure_detail(error: Exception) -> str:
+    """Return what a hidden test's exception says, in bounded text, for the instructor's log.
+
+    It may hold hidden inputs, and the student's values it carries (an assertion's envelope)
+    are shown through `shown`: their own repr could be gigabytes, or raise.
+    """
+    parts = [arg if type(arg) is str else shown(arg) for arg in error.args]
+    return "; ".join(part[:DETAIL_WIDTH] for part in parts)[:DETAIL_WIDTH]
+
+
+DETAIL_WIDTH = 2000
 
 
 class Runner:
@@ -114,24 +166,26 @@ class Runner:
             session.stop()
             status = failure.status if failure.status in RUN_STATUSES else "error"
             return self.result_for_all(failure.status, status, failure.reason, session.spent)
-        outcomes: list[OutcomeData] = []
+        verdicts: list[Verdict] = []
+        outputs: list[str] = []
         try:
             for test in self.tests:
-                status, detail = call_directly(test, session)
-                outcome: DetailedOutcome = {
-                    **test.entry,
-                    "status": status,
-                    "detail": detail,
-                    "output": session.take_output(),
-                }
-                outcomes.append(outcome)
+                verdicts.append(call_directly(test, session))
+                outputs.append(session.take_output())
         finally:
             session.stop()
+        categories = [entry["category"] for entry in self.catalogue]
+        outcomes: list[OutcomeData] = [
+            _outcome(entry, verdict, output)
+            for entry, verdict, output in zip(
+                self.catalogue, honour_step_asides(categories, verdicts), outputs, strict=True
+            )
+        ]
         return self.finish(session, outcomes)
 
     def finish(self, session: SubmissionSession, outcomes: list[OutcomeData]) -> ResultFile:
         """Return the result of a submission whose tests all ran."""
-        notes = " ".join(session.problems)
+        notes = " ".join(filter(None, [session.overrun(), *session.problems]))
         if session.out_of_time():
             reason = (
                 f"Your code used up its time limit of {self.limits.timeout:g} seconds, so the "
@@ -158,3 +212,7 @@ class Runner:
             {**entry, "status": test_status, "output": ""} for entry in self.catalogue
         ]
         return {"status": status, "reason": reason, "outcomes": outcomes, "seconds": seconds}
+
+
+def _outcome(entry: CatalogueEntry, verdict: Verdict, output: str) -> DetailedOutcome:
+    return {**entry, "status": verdict.status, "detail": verdict.detail, "output": output}

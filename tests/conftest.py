@@ -44,6 +44,7 @@ SANDBOXED = {
     "test_selfcheck",
     "test_shards",
     "test_suite_jobs",
+    "test_trusted_side_bounds",
 }
 SLOW = {
     "test_gradescope_debootstrap",

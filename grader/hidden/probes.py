@@ -13,12 +13,13 @@ from typing import Any, Final, Literal, TypedDict, Unpack
 from course.contract import FAILURE_CODES
 from grader.model import NotJudged
 from grader.sandbox.handlers import Scenario, ToolSpec, check_spec
-from grader.sandbox.inside.picture import Limit, Opaque, tag
+from grader.sandbox.inside.picture import Limit, Opaque, Unhashed, tag
 from grader.sandbox.session import MISSING, Observation
 
 # Stands for private context in exception messages; it must never reach an envelope.
 MARKER = "PRIVATE-9c1e-secret"
 TOOL = "probe"
+DEFAULT_ID = "req-7"  # the request id of a scenario that names none
 ROOMY = 10**7  # a budget no value of the hidden tests comes near
 # What outcome_of says of a call that succeeded, beside the failure codes it says of the others.
 SUCCESS: Final = "success"
@@ -94,7 +95,7 @@ def flaky(value: object) -> ToolSpec:
 def scenario(
     handler: ToolSpec,
     *,
-    request_id: object = "req-7",
+    request_id: object = DEFAULT_ID,
     arguments: dict[str, Any] | None = None,
     max_result_bytes: int | Literal[_Budget.DEFAULT] = DEFAULT,
     **more: Unpack[ScenarioOptions],
@@ -122,7 +123,7 @@ UNKNOWN_NAMES = {
 }
 
 
-def unknown_tool_scenario(request_id: object = "req-7", tool: str = "missing") -> Scenario:
+def unknown_tool_scenario(request_id: object = DEFAULT_ID, tool: str = "missing") -> Scenario:
     """Return a scenario whose tool is not in a table of two counted tools."""
     tools = {"probe": returns({"n": 1}), "other": returns(None)}
     request = {"id": request_id, "tool": tool, "arguments": {}}
@@ -142,14 +143,29 @@ def strings_in(value: object) -> Iterator[str]:
         for key, item in value.items():
             yield from strings_in(key)
             yield from strings_in(item)
-    elif isinstance(value, list | tuple | set | frozenset):
+    elif isinstance(value, list | tuple):
         for item in value:
             yield from strings_in(item)
+    elif isinstance(value, Unhashed):
+        yield from strings_in(value.items)
     elif isinstance(value, Opaque):
         yield value.type_name
         yield from strings_in(value.content)
     elif isinstance(value, Limit):
         yield value.prefix
+
+
+def step_aside(reason: str, category: str, observation: Observation) -> NotJudged:
+    """Return the NotJudged that steps aside for `category`, which judges `observation`'s case.
+
+    It stands only if a test of that category asked the very same scenario and judged it.
+    """
+    return NotJudged(reason, category, observation.key)
+
+
+# What outcome_of says of an envelope that shows neither ok nor one of the codes: no way the
+# call went can be read from it, so the test that asked fails.
+UNREADABLE: Final = "an envelope that shows neither ok nor a code"
 
 
 def describe_raise(observation: Observation) -> str:
@@ -179,7 +195,8 @@ def field(observation: Observation, name: str) -> object:
 def returned(observation: Observation) -> object:
     """Return the envelope; without one, step aside: raising for a handler is rule 8's case."""
     if observation.envelope is None:
-        raise NotJudged(f"{describe_raise(observation)}, which the error_codes category judges")
+        reason = f"{describe_raise(observation)}, which the error_codes category judges"
+        raise step_aside(reason, "error_codes", observation)
     return envelope_of(observation)
 
 
@@ -189,7 +206,8 @@ def outcome_of(observation: Observation) -> object:
     Whether `ok` is exactly a bool, and agrees with `error`, are the envelope category's
     questions; every other category only asks which way the call went. The error field says it
     best: None is a success and one of the seven codes is that failure, whatever `ok` holds.
-    Any other error (a misspelled code) is read by `ok`.
+    Any other error (a misspelled code) is read by `ok`; an envelope that says neither is
+    UNREADABLE, which is no answer to any test.
     """
     returned(observation)
     error = _plain(field(observation, "error"))
@@ -202,7 +220,7 @@ def outcome_of(observation: Observation) -> object:
         return SUCCESS
     if ok is not MISSING and ok == False and error is not MISSING:  # noqa: E712
         return error
-    raise NotJudged("the envelope shows neither ok nor a code, which the envelope category judges")
+    return UNREADABLE
 
 
 def failed(observation: Observation) -> bool:
@@ -211,8 +229,8 @@ def failed(observation: Observation) -> bool:
     if ok is not MISSING and ok == False:  # noqa: E712
         return True
     try:
-        return outcome_of(observation) != SUCCESS
-    except NotJudged:
+        return outcome_of(observation) not in (SUCCESS, UNREADABLE)
+    except NotJudged:  # invoke_tool raised: no envelope at all
         return False
 
 
@@ -250,7 +268,8 @@ def loosely_equal(value: object, expected: object) -> bool:
 def failure_of(observation: Observation) -> None:
     """Step aside unless the envelope shows a failure (a success is error_codes' wrong answer)."""
     if not failed(observation):
-        raise NotJudged("the call succeeded although the handler raised, which error_codes judges")
+        reason = "the call succeeded although the handler raised, which error_codes judges"
+        raise step_aside(reason, "error_codes", observation)
 
 
 def value_of(observation: Observation) -> object:

@@ -197,6 +197,13 @@ ACCEPTED |= {
     for name, unit in UNITS.items()
 }
 ACCEPTED |= {
+    f"budget_text_{name}": (
+        f"for a 4096-byte text of {name.replace('_', '-')} characters",
+        text_of_size(DEFAULT_BUDGET, unit),
+    )
+    for name, unit in UNITS.items()
+}
+ACCEPTED |= {
     "rows": ("for 100 rows of accented text", ROWS),
     "roster": ("for a roster of members and shifts", ROSTER),
     "rows_and_next": ("for rows with tags and a next page", ROWS_AND_NEXT),

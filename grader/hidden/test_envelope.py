@@ -10,6 +10,7 @@ from typing import Any
 from course.contract import ENVELOPE_KEYS, FAILURE_CODES, NOT_FOUND
 from grader.hidden.cases import cases, parametrize
 from grader.hidden.probes import (
+    DEFAULT_ID,
     MARKER,
     ROOMY,
     envelope_of,
@@ -21,11 +22,17 @@ from grader.hidden.probes import (
     returns_fixture,
     returns_made,
     scenario,
+    step_aside,
     unknown_tool_scenario,
 )
 from grader.hidden.results import ARGUMENT_SETS, COPIED, DEEP_50, ONE, PAIR, ROWS_AND_NEXT
-from grader.hidden.verdicts import falsy_settled_elsewhere, plain_verdict, settled_elsewhere
-from grader.model import NotJudged
+from grader.hidden.verdicts import (
+    TWO_SUCCESSES,
+    envelope_or_step_aside,
+    falsy_settled_elsewhere,
+    plain_verdict,
+    settled_elsewhere,
+)
 from grader.sandbox.handlers import Scenario
 from grader.sandbox.session import Observation, SubmissionSession
 from grader.sandbox.values import same_json
@@ -111,7 +118,7 @@ def test_id_survives_failure(submission: SubmissionSession, failure: str) -> Non
     """The id comes back unchanged, in type and value, whatever way the call fails."""
     request_id = FAILURE_IDS[failure]
     observation = submission.call(failing(request_id)[failure])
-    returned(observation)
+    envelope_or_step_aside(submission, observation, failing(DEFAULT_ID)[failure])
     assert ids_match(observation, request_id), observation.envelope
 
 
@@ -145,7 +152,8 @@ def test_failure_envelope_has_exactly_four_keys(
     submission: SubmissionSession, failure: str
 ) -> None:
     """A failure is a dict with exactly the keys id, ok, value and error."""
-    envelope = returned(submission.call(failing("req-1")[failure]))
+    observation = submission.call(failing("req-1")[failure])
+    envelope = envelope_or_step_aside(submission, observation, failing(DEFAULT_ID)[failure])
     assert isinstance(envelope, dict) and set(envelope) == set(ENVELOPE_KEYS), envelope
 
 
@@ -177,7 +185,8 @@ def consistent(envelope: object) -> bool:
 @parametrize("failure", FAILURES)
 def test_failure_shape(submission: SubmissionSession, failure: str) -> None:
     """A failure has ok set to False, value None and error exactly one of the seven codes."""
-    envelope = returned(submission.call(failing("req-1")[failure]))
+    observation = submission.call(failing("req-1")[failure])
+    envelope = envelope_or_step_aside(submission, observation, failing(DEFAULT_ID)[failure])
     assert consistent(envelope), envelope
 
 
@@ -204,7 +213,8 @@ def value_kept(submission: SubmissionSession, observation: Observation, value: o
     control = submission.call(scenario(returns(CONTROL), max_result_bytes=ROOMY))
     succeeded = control.envelope is not None and field(control, "error") is None
     if succeeded and not loosely_equal(field(control, "value"), CONTROL):
-        raise NotJudged("every value comes back changed, which the ownership category judges")
+        reason = "every value comes back changed, which the ownership category judges"
+        raise step_aside(reason, "ownership", control)
     return False
 
 
@@ -219,8 +229,8 @@ def test_falsy_result_is_a_success(submission: SubmissionSession, value: object)
 
 def test_extra_request_keys_are_ignored(submission: SubmissionSession) -> None:
     """Keys of the request other than id, tool and arguments change nothing in the envelope."""
-    plain = returned(submission.call(scenario(returns(5))))
-    probe = scenario(returns(5))
+    plain = returned(submission.call(scenario(returns(ONE), max_result_bytes=ROOMY)))
+    probe = scenario(returns(ONE), max_result_bytes=ROOMY)
     probe["request"].update(trace="t-1", ok=False, error=NOT_FOUND, value=9)
     observation = submission.call(probe)
     envelope = envelope_of(observation)
@@ -243,7 +253,7 @@ OUTCOMES = {
 def test_each_call_returns_a_new_envelope(submission: SubmissionSession, outcome: str) -> None:
     """Each call returns a new envelope, never an object it returned before or was given."""
     probes: dict[str, Scenario] = {
-        "success": scenario(returns(ONE), repeat=2),
+        "success": TWO_SUCCESSES,
         "failure": scenario(raises("invalid_input"), repeat=2),
         "unknown_tool": {**unknown_tool_scenario(), "repeat": 2},
         "rows": scenario(returns(ROWS_AND_NEXT), repeat=2),

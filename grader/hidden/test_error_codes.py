@@ -22,6 +22,7 @@ from grader.hidden.probes import (
     returns,
     returns_made,
     scenario,
+    step_aside,
     unknown_tool_scenario,
 )
 from grader.hidden.results import (
@@ -33,7 +34,6 @@ from grader.hidden.results import (
     UNENCODABLE_AND_LONG,
 )
 from grader.hidden.verdicts import EXCEPTION_CODES
-from grader.model import NotJudged
 from grader.sandbox.handlers import Scenario, ToolSpec
 from grader.sandbox.session import SubmissionSession
 
@@ -165,6 +165,11 @@ BAD_RESULTS |= {
         "for text with a lone surrogate over the budget",
         scenario(returns(UNENCODABLE_AND_LONG), max_result_bytes=10),
     ),
+    # The envelope's own failure over the budget: raising for it is judged here.
+    "over_the_budget": (
+        "for a result over the byte budget",
+        scenario(returns("x" * 50), max_result_bytes=10),
+    ),
 }
 # Results that succeed, from every category: invoke_tool must not raise for any of them either.
 GOOD_RESULTS = {name: (words, returns(value)) for name, (words, value) in ACCEPTED.items()}
@@ -294,7 +299,8 @@ def test_a_returned_result_never_gets_an_exception_code(
     """A handler that returns normally never gets unknown_tool or an exception's code."""
     observation = submission.call(scenario(handler, max_result_bytes=ROOMY))
     if observation.envelope is None:  # the test above judges that
-        raise NotJudged(f"{describe_raise(observation)}, which another test here judges")
+        reason = f"{describe_raise(observation)}, which another test here judges"
+        raise step_aside(reason, CATEGORY, observation)
     assert outcome_of(observation) not in EXCEPTION_CODES
 
 

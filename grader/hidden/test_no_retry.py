@@ -19,9 +19,16 @@ from grader.hidden.probes import (
     scenario,
     unknown_tool_scenario,
 )
-from grader.hidden.results import ARGUMENT_SETS, ONE
-from grader.hidden.verdicts import called_for, request_kept
-from grader.sandbox.handlers import ToolSpec
+from grader.hidden.results import ARGUMENT_SETS, LEAF, ONE
+from grader.hidden.verdicts import (
+    TWO_MUTATING_CALLS,
+    TWO_SUCCESSES,
+    called_for,
+    envelope_or_step_aside,
+    plain_verdict,
+    request_kept,
+)
+from grader.sandbox.handlers import Scenario, ToolSpec
 from grader.sandbox.session import SubmissionSession
 
 CATEGORY = "no_retry"
@@ -72,15 +79,29 @@ def test_too_large_result_is_not_retried(submission: SubmissionSession) -> None:
     assert observation["calls"] == {"probe": 1}
 
 
-@parametrize(
-    "handler", cases({name: (HANDLERS[name][0], name) for name in ("success", "tool_failed")})
-)
-def test_two_calls_call_the_handler_twice(submission: SubmissionSession, handler: str) -> None:
+# Two calls, and what rule 8 asks if the first raised: the returned value's plain call, or
+# error_codes' own scenario of the failing handler.
+TWICE: dict[str, tuple[str, tuple[Scenario, object]]] = {
+    "success": ("for a success", (TWO_SUCCESSES, ONE)),
+    "tool_failed": ("for RuntimeError", (scenario(raises("runtime_error"), repeat=2), None)),
+    # Ownership's two calls, whose copies it tells apart only when the handler runs once each.
+    "mutating": ("for a handler that changes its arguments", (TWO_MUTATING_CALLS, LEAF)),
+}
+
+
+@parametrize("twice", cases(TWICE))
+def test_two_calls_call_the_handler_twice(
+    submission: SubmissionSession, twice: tuple[Scenario, object]
+) -> None:
     """Two calls of invoke_tool call the handler exactly twice, once each."""
-    observation = submission.call(scenario(HANDLERS[handler][1], repeat=2))
-    if observation.raised is not None:  # the second call never ran: rule 8's case if it is one
-        returned(submission.call(scenario(HANDLERS[handler][1])))
-    request_kept(submission, observation)  # a request the first call changed is another input
+    probe, value = twice
+    observation = submission.call(probe)
+    if observation.raised is not None and value is not None:  # the second call never ran
+        plain_verdict(submission, value)  # raising for this value at all: rule 8's case
+    elif observation.raised is not None:
+        envelope_or_step_aside(submission, observation, scenario(raises("runtime_error")))
+    arguments = probe["request"]["arguments"]
+    request_kept(submission, observation, arguments)  # a request changed is another input
     assert observation["calls"] == {"probe": 2}
 
 

@@ -23,6 +23,7 @@ from grader.hidden.probes import (
     returns_arguments,
     returns_fixture,
     scenario,
+    step_aside,
 )
 from grader.hidden.results import (
     ARGUMENT_SETS,
@@ -37,15 +38,17 @@ from grader.hidden.results import (
     nested,
 )
 from grader.hidden.verdicts import (
+    TWO_MUTATING_CALLS,
     handler_called,
+    plain_verdict,
     request_kept,
     settled_elsewhere,
     success_value,
+    value_field_kept,
 )
-from grader.model import NotJudged
 from grader.sandbox.handlers import ToolSpec
 from grader.sandbox.inside.picture import untag
-from grader.sandbox.session import MISSING, Observation, SubmissionSession
+from grader.sandbox.session import Observation, SubmissionSession
 from grader.sandbox.values import same_json
 
 CATEGORY = "ownership"
@@ -98,10 +101,14 @@ def test_handler_mutation_before_raising_leaves_request_unchanged(
 
 def test_every_call_copies_the_arguments_afresh(submission: SubmissionSession) -> None:
     """Each call gives its handler a fresh copy: what one handler changed never reaches the next."""
-    observation = submission.call(scenario(mutates({"done": True}), arguments=NESTED, repeat=2))
+    observation = submission.call(TWO_MUTATING_CALLS)
+    if observation.raised is not None:  # the second call never ran
+        plain_verdict(submission, LEAF)  # raising for this value at all: rule 8's case
+    request_kept(submission, observation, NESTED)  # changed by invoke_tool itself: rule 9's
     received = observation["received"]["probe"]
-    if len(received) != 2:  # which copy belongs to which call is then unknown
-        raise NotJudged("the handler was not called once per call, which no_retry judges")
+    if len(received) != 2:  # which copy belongs to which call is then unknown; no_retry asks it
+        reason = "the handler was not called once per call, which no_retry judges"
+        raise step_aside(reason, "no_retry", observation)
     after = arguments_after(submission, observation, NESTED)
     assert all(same_json(untag(copy), NESTED) for copy in received), "a later call saw changes"
     assert same_json(after, NESTED)
@@ -154,8 +161,7 @@ def test_a_value_nested_50_levels_deep_succeeds(submission: SubmissionSession) -
     observation = submission.call(scenario(returns(value), max_result_bytes=ROOMY))
     settled_elsewhere(submission, observation, LEAF)  # its bottom alone refused: not depth's
     assert observation.envelope is not None, describe_raise(observation)
-    if field(observation, "value") is MISSING:
-        raise NotJudged("the envelope has no value field, which the envelope category judges")
+    value_field_kept(submission, observation)
     assert same_json(field(observation, "value"), value), "the deep value did not come back"
 
 

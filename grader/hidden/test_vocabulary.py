@@ -7,19 +7,36 @@ is another category's wrong answer: only invalid_result is the vocabulary's verd
 
 from course.contract import INVALID_RESULT, RESULT_TOO_LARGE
 from grader.hidden.cases import cases, parametrize
-from grader.hidden.probes import ROOMY, SUCCESS, outcome_of, returns, returns_made, scenario
+from grader.hidden.probes import (
+    ROOMY,
+    SUCCESS,
+    outcome_of,
+    returns,
+    returns_made,
+    scenario,
+    step_aside,
+)
 from grader.hidden.results import ACCEPTED, MADE, OUTSIDE, UNENCODABLE_AND_LONG
-from grader.model import NotJudged
+from grader.hidden.verdicts import EXCEPTION_CODES
 from grader.sandbox.session import Observation, SubmissionSession
 
 CATEGORY = "vocabulary"
 
 
+# The category whose code each refusal of an accepted value is: that category judges it.
+DECIDED_BY = {RESULT_TOO_LARGE: "unicode_boundary"} | dict.fromkeys(EXCEPTION_CODES, "error_codes")
+
+
 def accepted(observation: Observation) -> bool:
-    """Say whether the call succeeded; refused with another code than invalid_result, step aside."""
+    """Say whether the call succeeded; refused with another category's code, step aside.
+
+    Any other answer (a misspelled code, an envelope nobody can read) is no success.
+    """
     outcome = outcome_of(observation)
-    if outcome not in (SUCCESS, INVALID_RESULT):
-        raise NotJudged(f"the result was refused with {outcome!r}, which another category judges")
+    if outcome in DECIDED_BY:
+        category = DECIDED_BY[str(outcome)]
+        reason = f"the result was refused with {outcome}, which {category} judges"
+        raise step_aside(reason, category, observation)
     return outcome == SUCCESS
 
 

@@ -13,21 +13,29 @@ from grader.hidden.probes import (
     ROOMY,
     SUCCESS,
     describe_raise,
+    envelope_of,
     failed,
     field,
+    mutates,
     outcome_of,
     returns,
     scenario,
+    step_aside,
     value_of,
 )
-from grader.hidden.results import ONE
-from grader.model import NotJudged
+from grader.hidden.results import LEAF, NESTED_ARGUMENTS, ONE, PAIR
+from grader.sandbox.handlers import Scenario
 from grader.sandbox.session import MISSING, Observation, SubmissionSession
 
 # The codes of what a handler raised (and of a tool that is not there): a handler that returned
 # must never get one (error_codes, test_a_returned_result_never_gets_an_exception_code).
 EXCEPTION_CODES = (UNKNOWN_TOOL, *contract.EXCEPTION_CODES)
 SCALAR = 3.25  # a result no object can be shared through: the control for raising at all
+# Two calls whose handler changes its arguments: ownership tells each call's copy apart on it,
+# and steps aside for no_retry when the handler is not called once per call; no_retry asks it.
+TWO_MUTATING_CALLS = scenario(mutates(LEAF), arguments=NESTED_ARGUMENTS, repeat=2)
+# Two plain successes: the envelope's rule 9 asks whether the second envelope is a new one.
+TWO_SUCCESSES = scenario(returns(ONE), repeat=2)
 
 
 def plain_verdict(submission: SubmissionSession, value: object) -> None:
@@ -39,15 +47,15 @@ def plain_verdict(submission: SubmissionSession, value: object) -> None:
     """
     plain = submission.call(scenario(returns(value), max_result_bytes=ROOMY))
     if plain.envelope is None:
-        raise NotJudged(f"{describe_raise(plain)} for this value, which error_codes judges")
-    try:
-        outcome = outcome_of(plain)
-    except NotJudged:
-        return
+        reason = f"{describe_raise(plain)} for this value, which error_codes judges"
+        raise step_aside(reason, "error_codes", plain)
+    outcome = outcome_of(plain)
     if outcome == INVALID_RESULT:
-        raise NotJudged("the value is refused at any size, which the vocabulary category judges")
+        reason = "the value is refused at any size, which the vocabulary category judges"
+        raise step_aside(reason, "vocabulary", plain)
     if outcome in EXCEPTION_CODES:
-        raise NotJudged(f"the value gets {outcome} at any size, which error_codes judges")
+        reason = f"the value gets {outcome} at any size, which error_codes judges"
+        raise step_aside(reason, "error_codes", plain)
 
 
 def _returned_outcome(
@@ -61,10 +69,25 @@ def _returned_outcome(
     if observation.envelope is None:
         plain_verdict(submission, value)
         return None
-    try:
-        return outcome_of(observation)
-    except NotJudged:
-        return None
+    return outcome_of(observation)
+
+
+def envelope_or_step_aside(
+    submission: SubmissionSession, observation: Observation, control: Scenario
+) -> object:
+    """Return the envelope; if invoke_tool raised, step aside only if it raises for `control`.
+
+    `control` is error_codes' own scenario of the same handler (rule 8's case, under the
+    default request): raising there too is judged there. Raising only here (for this id, say)
+    is this test's to judge, so it gets None, which no envelope test accepts.
+    """
+    if observation.envelope is not None:
+        return envelope_of(observation)
+    plain = submission.call(control)
+    if plain.envelope is None:
+        reason = f"{describe_raise(plain)}, which the error_codes category judges"
+        raise step_aside(reason, "error_codes", plain)
+    return None
 
 
 def settled_elsewhere(
@@ -111,10 +134,27 @@ def success_value(submission: SubmissionSession, observation: Observation, value
     if failed(observation):
         plain_verdict(submission, value)
     if observation["reused_object"]:  # the request itself then holds the value
-        raise NotJudged("the envelope is an object the caller passed in, which the envelope judges")
-    if field(observation, "value") is MISSING:
-        raise NotJudged("the envelope has no value field, which the envelope category judges")
+        control = submission.call(TWO_SUCCESSES)
+        if control["reused_object"]:
+            reason = "the envelope is an object the caller passed in, which the envelope judges"
+            raise step_aside(reason, "envelope", control)
+    value_field_kept(submission, observation)
     return value_of(observation)
+
+
+def value_field_kept(submission: SubmissionSession, observation: Observation) -> None:
+    """Step aside when a success has no value field, and neither has a plain one.
+
+    The plain success is the envelope's own case (test_success_envelope_has_exactly_four_keys
+    asks it): an envelope that never holds a value is judged there; one that loses its value
+    only here is this test's to judge.
+    """
+    if field(observation, "value") is not MISSING:
+        return
+    control = submission.call(scenario(returns(PAIR)))
+    if control.envelope is not None and field(control, "value") is MISSING:
+        reason = "the envelope has no value field, which the envelope category judges"
+        raise step_aside(reason, "envelope", control)
 
 
 def changes_the_request(
@@ -138,10 +178,16 @@ def request_kept(
     A later call then runs on other inputs than the test gave. Both controls are cases of the
     envelope's rule 9 tests, so stepping aside here is never free.
     """
-    if observation["request_changed"] and changes_the_request(submission, arguments):
-        raise NotJudged("invoke_tool itself changes the request, which the envelope judges")
-    if observation["tools_changed"] and submission.call(scenario(returns(1)))["tools_changed"]:
-        raise NotJudged("invoke_tool itself changes the tools, which the envelope judges")
+    if observation["request_changed"]:
+        control = submission.call(scenario(returns(ONE), arguments=arguments))
+        if control["request_changed"]:
+            reason = "invoke_tool itself changes the request, which the envelope judges"
+            raise step_aside(reason, "envelope", control)
+    if observation["tools_changed"]:
+        control = submission.call(scenario(returns(1)))
+        if control["tools_changed"]:
+            reason = "invoke_tool itself changes the tools, which the envelope judges"
+            raise step_aside(reason, "envelope", control)
 
 
 def handler_called(
@@ -154,8 +200,11 @@ def handler_called(
     Calling the handler exactly once is rule 7's (no_retry asks these very arguments with a
     handler that changes nothing), so a test about what the handler received steps aside.
     """
-    if observation["calls"]["probe"] == 0 and called_for(submission, arguments) == 0:
-        raise NotJudged("the handler is never called for these arguments, which no_retry judges")
+    if observation["calls"]["probe"] == 0:
+        control = submission.call(scenario(returns(ONE), arguments=arguments))
+        if control["calls"]["probe"] == 0:
+            reason = "the handler is never called for these arguments, which no_retry judges"
+            raise step_aside(reason, "no_retry", control)
 
 
 def called_for(submission: SubmissionSession, arguments: dict[str, Any] | None = None) -> int:

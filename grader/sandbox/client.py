@@ -32,8 +32,10 @@ from grader.sandbox.inside.protocol import (
     WorkerMessage,
 )
 
-MAX_REPLY_BYTES = 32 << 20
 REAP_SECONDS = 1.0
+# What holding a decoded reply may take, beyond its bytes: a list or object, and an item.
+HELD_PER_CONTAINER = 64
+HELD_PER_ITEM = 48
 # Generous enough for any honest submission; they stop a runaway one from hurting the machine.
 FIXED_LIMITS = {
     "open_files": 64,
@@ -72,6 +74,55 @@ class SandboxMemory(SandboxProblem):
     status = "memory"
 
 
+class Allowance:
+    """What one submission may cost the trusted side: what it holds of replies, and its time.
+
+    Everything a worker sends is kept until the submission is done (its observations are
+    shared by the tests that ask the same scenario), and decoding and judging it is the
+    trusted side's own processor time, which the student's clock does not see. Both are
+    charged here, per submission: an overrun is that student's status, so a submission can
+    neither make the grader hold gigabytes nor keep the next student waiting.
+    """
+
+    def __init__(self, held_bytes: int, cpu_seconds: float) -> None:
+        self.held_left = held_bytes
+        self.cpu_seconds = cpu_seconds
+        self.cpu_start = time.thread_time()
+
+    def hold(self, reply: bytes) -> None:
+        """Charge one reply's text; raise SandboxMemory once the submission has sent too much."""
+        self.held_left -= held_size(reply)
+        if self.held_left < 0:
+            raise SandboxMemory(HELD_REASON)
+
+    def check(self) -> None:
+        """Raise a SandboxProblem if the submission's allowance is spent, else nothing."""
+        if self.held_left < 0:
+            raise SandboxMemory(HELD_REASON)
+        if self.spent_time():
+            raise SandboxTimeout(TRUSTED_TIME_REASON)
+
+    def spent_time(self) -> bool:
+        """Say whether the trusted side has spent the submission's time on it."""
+        return time.thread_time() - self.cpu_start > self.cpu_seconds
+
+
+def held_size(reply: bytes) -> int:
+    """Return about what the trusted side holds for a reply once decoded: more than its bytes.
+
+    JSON's `[]` is 2 bytes and a Python list 56; counting brackets and commas (in C, without
+    decoding) bounds the objects a reply can become.
+    """
+    containers = reply.count(b"[") + reply.count(b"{")
+    return len(reply) + HELD_PER_CONTAINER * containers + HELD_PER_ITEM * reply.count(b",")
+
+
+HELD_REASON = "the code sent the grader more data than it may hold for one submission"
+TRUSTED_TIME_REASON = (
+    "reading what the code sent took the grader longer than the submission's time limit"
+)
+
+
 def worker_limits(cpu_seconds: int, memory_mb: int, processes: int) -> dict[str, int]:
     """Return the resource limits a worker sets on itself before any student code runs."""
     return dict(
@@ -85,9 +136,19 @@ def worker_limits(cpu_seconds: int, memory_mb: int, processes: int) -> dict[str,
 class Worker:
     """One running worker process, with its pipes, scratch folder and captured output."""
 
-    def __init__(self, server: ForkServer, limits: dict[str, int], uid: int | None = None) -> None:
-        """Have `server` (the job's ForkServer) fork a worker for the user `uid`."""
+    def __init__(
+        self,
+        server: ForkServer,
+        limits: dict[str, int],
+        allowance: Allowance,
+        uid: int | None = None,
+    ) -> None:
+        """Have `server` (the job's ForkServer) fork a worker for the user `uid`.
+
+        Its replies are charged to `allowance`, the submission's.
+        """
         self.server = server
+        self.allowance = allowance
         self.isolation = server.isolation
         self.limits = limits
         self.uid = uid
@@ -173,10 +234,11 @@ class Worker:
             if end >= 0:
                 end += len(self.buffer)
             self.buffer += chunk
-            if len(self.buffer) > MAX_REPLY_BYTES:
-                raise SandboxProblem("the worker's reply was too large")
+            if len(self.buffer) > self.allowance.held_left:  # a reply too large to hold
+                self.allowance.hold(bytes(self.buffer))
         line = bytes(self.buffer[:end])
         del self.buffer[: end + 1]
+        self.allowance.hold(line)
         key, _, text = line.partition(b" ")
         if not secrets.compare_digest(key, self.key):
             raise SandboxForbidden("the code wrote to the grader's channel")

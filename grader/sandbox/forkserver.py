@@ -1,7 +1,7 @@
 """The trusted side of a job's fork server: start it once, ask it for each new worker.
 
     with ForkServer.open("auto") as server:      # once per job: runtime copy, isolation
-        worker = Worker(server, limits, uid)     # grader.sandbox.client: a fork, not a start
+        worker = Worker(server, limits, allowance, uid)  # grader.sandbox.client: a fork
 
     with ForkServer.opening("auto") as opening:  # the same, set up while the caller goes on
         ...                                      # (a job reads its hidden tests meanwhile;

@@ -14,6 +14,7 @@ from typing import Literal, overload
 
 from grader.model import CodeUnit, Limits
 from grader.sandbox.client import (
+    Allowance,
     SandboxForbidden,
     SandboxProblem,
     SandboxTimeout,
@@ -48,6 +49,10 @@ Flag = Literal[
 ]
 
 
+# What tells scenarios apart: the JSON text of one, or a tuple where JSON cannot write it.
+ScenarioKey = str | tuple[object, ...]
+
+
 class OutputLimit(SandboxProblem):
     """The code printed more than the output file may hold, so its prints began to fail."""
 
@@ -66,9 +71,11 @@ class LoadFailure(SandboxProblem):
 class Observation:
     """The worker's description of one scenario, decoded, with tolerant access to envelopes."""
 
-    def __init__(self, data: ObservationData) -> None:
-        self.data = data
+    def __init__(self, data: ObservationData, key: ScenarioKey = "") -> None:
+        self.key = key  # the scenario's key: which call of invoke_tool this observed
         self.envelopes = [untag(envelope) for envelope in data["envelopes"]]
+        data["envelopes"] = []  # kept decoded only: their pictures would double what is held
+        self.data = data
         self.raised = data["raised"]
 
     @property
@@ -128,12 +135,15 @@ class SubmissionSession:
         self.server = server
         self.uid = server.isolation.uid_for(serial)
         self.spent = 0.0  # seconds charged so far, over all the submission's workers
+        # What the trusted side holds and spends for this submission (grader.sandbox.client).
+        self.allowance = Allowance(limits.held_mb << 20, limits.timeout)
         self.wall_end = time.monotonic() + limits.timeout * WALL_FACTOR
         self.worker: Worker | None = None
         self.output: list[str] = []
         self.problems: tuple[str, ...] = ()
         # scenario_key of a scenario -> its Observation, for this submission only
         self.observed: dict[ScenarioKey, Observation] = {}
+        self.asked: set[ScenarioKey] = set()  # the scenarios the current test asked
 
     def start(self) -> Worker:
         """Start a worker and load the code; raise LoadFailure or a SandboxProblem if it fails.
@@ -151,11 +161,11 @@ class SubmissionSession:
             raise LoadFailure(OUTPUT_REASON, "output_limit")
         if "loaded" not in reply or not reply["loaded"]:
             self.stop()
-            reason = str(reply.get("reason", "The code could not be loaded."))
+            reason = _capped(reply.get("reason", "The code could not be loaded."))
             if reply.get("forbidden"):
                 raise LoadFailure(f"{FORBIDDEN_REASON} {reason}", "forbidden")
             raise LoadFailure(reason)
-        self.problems = tuple(str(problem) for problem in reply.get("problems", ()))
+        self.problems = tuple(_capped(problem) for problem in reply.get("problems", ()))
         return worker
 
     def visible_checks(self) -> CheckReply:
@@ -185,7 +195,7 @@ class SubmissionSession:
             memory_mb=self.limits.memory_mb,
             processes=self.limits.processes,
         )
-        return Worker(self.server, limits, self.uid)
+        return Worker(self.server, limits, self.allowance, self.uid)
 
     def call(self, scenario: Scenario) -> Observation:
         """Run one scenario in the worker and return its Observation.
@@ -195,11 +205,18 @@ class SubmissionSession:
         later ask gets the same observation, so the tests also agree on what they saw.
         """
         key = scenario_key(scenario)
+        self.asked.add(key)
         if key not in self.observed:
-            self.observed[key] = self._run(scenario)
+            self.allowance.check()
+            self.observed[key] = self._run(scenario, key)
         return self.observed[key]
 
-    def _run(self, scenario: Scenario) -> Observation:
+    def take_asked(self) -> set[ScenarioKey]:
+        """Return the keys of the scenarios asked since the last call of this method."""
+        asked, self.asked = self.asked, set()
+        return asked
+
+    def _run(self, scenario: Scenario, key: ScenarioKey) -> Observation:
         worker = self.worker if self.worker is not None else self.start()
         toolbox = Toolbox(scenario["tools"])
         message: RunRequest = {
@@ -224,14 +241,14 @@ class SubmissionSession:
         observation = reply["observation"]
         if observation.get("forbidden"):
             raise SandboxForbidden("the code used " + ", ".join(observation["forbidden"]))
-        return Observation({**observation, **toolbox.facts()})
+        return Observation({**observation, **toolbox.facts()}, key)
 
     def _ask(
         self, worker: Worker, message: LoadRequest | RunRequest, toolbox: Toolbox | None = None
     ) -> Reply:
         allowance = min(self.limits.test_timeout, self.limits.timeout - self.spent)
         stopwatch = Stopwatch(allowance, worker.cpu_meter(), self.wall_end)
-        on_call = None if toolbox is None else _answering(toolbox)
+        on_call = None if toolbox is None else _answering(toolbox, self.allowance)
         try:
             reply = worker.ask(message, stopwatch, on_call)
         except SandboxProblem:
@@ -240,6 +257,23 @@ class SubmissionSession:
             raise
         self.spent += stopwatch.finish()
         return reply
+
+    def overrun(self) -> str:
+        """Say, to the student, how the submission overran what the grader spends on it, or ""."""
+        if self.allowance.held_left < 0:
+            return (
+                f"Your code handed the grader more data than it keeps for one submission "
+                f"({self.limits.held_mb} MB as the grader counts it, about twenty times what a "
+                "correct invoke_tool needs), so the tests after that point are marked memory. "
+                "Look for very large values or arguments built in invoke_tool."
+            )
+        if self.allowance.spent_time():
+            return (
+                "Reading what your code handed the grader took longer than your time limit of "
+                f"{self.limits.timeout:g} seconds, so the tests after that point are marked "
+                "timeout. Look for very large or deeply nested values built in invoke_tool."
+            )
+        return ""
 
     def out_of_time(self) -> bool:
         """Say whether the submission's whole time budget is spent."""
@@ -261,8 +295,6 @@ class SubmissionSession:
 
 
 _LONG = 256  # characters beyond which a string stands in a walked key by its length and hash
-
-ScenarioKey = str | tuple[object, ...]
 
 
 def scenario_key(data: Scenario) -> ScenarioKey:
@@ -293,10 +325,23 @@ def _walked_key(data: object) -> tuple[object, ...]:
     return (type(data), data)
 
 
-def _answering(toolbox: Toolbox) -> Callable[[ToolCall], ToolAnswer]:
-    """Answer the worker's tool calls from `toolbox`; a call it cannot answer ends the test."""
+def _capped(text: object) -> str:
+    """Return a note the worker sent, as text short enough for a student's report."""
+    text = str(text) if type(text) is str else "The code could not be loaded."
+    return text if len(text) <= NOTE_LIMIT else text[:NOTE_LIMIT] + " [cut]"
+
+
+NOTE_LIMIT = 2000  # characters of one load note or reason the grader keeps
+
+
+def _answering(toolbox: Toolbox, allowance: Allowance) -> Callable[[ToolCall], ToolAnswer]:
+    """Answer the worker's tool calls from `toolbox`; a call it cannot answer ends the test.
+
+    Each call is charged to the submission's `allowance` first: a spent one ends the test.
+    """
 
     def answer(message: ToolCall) -> ToolAnswer:
+        allowance.check()
         try:
             return toolbox.answer(message)
         except (ValueError, KeyError, TypeError):

@@ -13,6 +13,7 @@ from grader.sandbox.inside.picture import (
     SHARED_TEXT,
     Limit,
     Opaque,
+    Unhashed,
     same_picture,
     tag,
     untag,
@@ -22,7 +23,7 @@ from grader.sandbox.values import same_json
 PLAIN = {
     "scalars": [None, True, False, 0, -7, 10**40, 1.0, -0.0, "", "é😀"],
     "containers": {"list": [1, [2]], "dict": {"a": {"b": None}}, "empty": [{}, []]},
-    "outside": [(1, 2), {3}, frozenset({4}), {1: "int key", (1,): "tuple key"}],
+    "tuple": (1, (2, "three")),
     "floats": [math.inf, -math.inf, 5e-324, 1e308],
     "surrogate": ["\ud800", {"\udfff": 1}],
     "huge_int": 10**5000,
@@ -40,6 +41,29 @@ def through_json(value):
 def test_round_trip_keeps_values_and_exact_types(value):
     assert same_json(through_json(value), value)
     assert through_json(value) == value
+
+
+def test_sets_and_dicts_keyed_by_more_than_str_come_back_as_their_items_in_order():
+    decoded = through_json([{3}, frozenset({4}), {1: "int key", (1,): "tuple key"}])
+    assert decoded == [
+        Unhashed("set", (3,)),
+        Unhashed("frozenset", (4,)),
+        Unhashed("dict", ((1, "int key"), ((1,), "tuple key"))),
+    ]
+
+
+class Stamp:
+    """An object the trusted side knows only by its type's name."""
+
+
+def test_keys_known_only_by_their_type_are_never_hashed_or_compared(monkeypatch):
+    def refuse(*_args):
+        raise AssertionError("a decoded key was hashed or compared")
+
+    monkeypatch.setattr(Opaque, "__eq__", refuse)
+    monkeypatch.setattr(Opaque, "__hash__", refuse)
+    decoded = through_json([{Stamp(): 0 for _ in range(6000)}, {Stamp(), Stamp()}])
+    assert [len(item.items) for item in decoded] == [6000, 2]
 
 
 def test_nan_survives_the_round_trip():

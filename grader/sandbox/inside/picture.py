@@ -10,8 +10,8 @@ as the plain JSON they are, which keeps the messages short and cheap to read and
     "text"                   a str (a long one is numbered: see "same")
     [picture, ...]           a list
     {"t": "int", "v": "-1f"}                            a larger int, in hex digits
-    {"t": "tuple"|"set"|"frozenset", "v": [picture, ...]}
-    {"t": "dict", "v": [[key picture, value picture], ...]}
+    {"t": "tuple"|"set"|"frozenset", "v": [picture, ...]}    (a set comes back as Unhashed)
+    {"t": "dict", "v": [[key picture, value picture], ...]}  (Unhashed if a key is not text)
     {"t": "other", "type": "IntEnum name", "base": "int" or null, "v": picture or null}
     {"t": "deep"} | {"t": "many"}   the value was deeper or larger than a picture may be
     {"t": "cut", "v": "first characters", "size": n}   a string too long to carry whole
@@ -84,6 +84,19 @@ class Opaque:
     type_name: str
     base: str | None = None
     content: object = None
+
+
+@dataclass(frozen=True)
+class Unhashed:
+    """A trusted-side stand-in for a set, or a dict with a key that is not text: its items.
+
+    Rebuilding one would hash and compare the student's keys, and a key the trusted side knows
+    only by its type (an Opaque) compares through Python code: thousands of keys that hash
+    alike would cost the grader seconds. Its items stay in the order the picture gave them.
+    """
+
+    kind: str  # "set", "frozenset" or "dict"
+    items: tuple[Any, ...]  # a set's items, or a dict's (key, value) pairs
 
 
 @dataclass(frozen=True)
@@ -235,6 +248,17 @@ def same_picture(first: Tagged, second: Tagged) -> bool:
     return str.__eq__(json_text(first), json_text(second))
 
 
+def _text_key(key: object) -> bool:
+    """Say whether a decoded key hashes as text: a str, or a str subclass's stand-in.
+
+    Text hashes in C with this process's secret seed, so no student can make thousands of keys
+    collide; a stand-in of a str subclass hashes its type's name and text the same way.
+    """
+    if type(key) is str:
+        return True
+    return type(key) is Opaque and key.base == "str" and type(key.content) is str
+
+
 class _Untagger:
     """Rebuild one picture, keeping its long texts in order for the "same" nodes."""
 
@@ -261,12 +285,15 @@ class _Untagger:
             return int(tagged["v"], 16)
         if kind == "same":
             return self.texts[tagged["v"]]
-        if kind in ("tuple", "set", "frozenset"):
-            items = [self.untag(item) for item in tagged["v"]]
-            return {"tuple": tuple, "set": set, "frozenset": frozenset}[kind](items)
+        if kind == "tuple":
+            return tuple(self.untag(item) for item in tagged["v"])
+        if kind in ("set", "frozenset"):
+            return Unhashed(kind, tuple(self.untag(item) for item in tagged["v"]))
         if kind == "dict":
             pairs = [(self.untag(key), self.untag(item)) for key, item in tagged["v"]]
-            return dict(pairs)
+            if all(_text_key(key) for key, _ in pairs):
+                return dict(pairs)
+            return Unhashed("dict", tuple(pairs))
         if kind == "other":
             content = None if tagged["v"] is None else self.untag(tagged["v"])
             return Opaque(tagged["type"], tagged["base"], content)

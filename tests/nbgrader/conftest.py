@@ -29,6 +29,8 @@ VENV_BIN = Path(sys.executable).parent
 ABSENT_STUDENT = "nobody"
 # The notebook that holds the category grade cells.
 GRADED_NOTEBOOK = "07-invoke-tool"
+# Text of the category grade cells' hidden region, which students must never see.
+HIDDEN_REGION_TEXT = ("BEGIN HIDDEN TESTS", "grades this category from the notebooks as submitted")
 
 
 @dataclass(frozen=True)

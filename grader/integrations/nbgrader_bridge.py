@@ -20,6 +20,7 @@ This module imports nbgrader; the grader itself never imports it.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from logging import Logger
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,9 +49,13 @@ def submission_found(folder: Path, student: str) -> Found:
     return Found(student=student, path=str(folder), kind="lessons")
 
 
-def grade_as_submitted(folder: Path, student: str) -> Grade:
-    """Grade `student`'s lessons folder through the grader's pipeline; return their Grade."""
-    kept = _KeptGrades()
+def grade_as_submitted(folder: Path, student: str, log: Logger | None = None) -> Grade:
+    """Grade `student`'s lessons folder through the grader's pipeline; return their Grade.
+
+    What the pipeline has to tell the instructor (a grader failure, a job that died) goes to
+    `log`, nbgrader's own, as a warning.
+    """
+    kept = _KeptGrades(log)
     with temporary_folder("nbgrader-trusted-") as out:
         grade_submissions([submission_found(folder, student)], out, RunSettings(), kept)
     [grade] = kept.grades
@@ -68,8 +73,13 @@ def grade_as_submitted(folder: Path, student: str) -> Grade:
 class _KeptGrades:
     """The pipeline's progress, keeping the Grade it gives (it returns only summaries)."""
 
-    def __init__(self) -> None:
+    def __init__(self, log: Logger | None) -> None:
         self.grades: list[Grade] = []
+        self.log = log
+
+    def note(self, line: str) -> None:
+        if self.log is not None:
+            self.log.warning(line)
 
     def start(self, _total: int) -> None:
         pass
@@ -153,7 +163,7 @@ class TrustedCategoryScores(NbGraderPreprocessor):
         folder = student_folder(self.config, resources, "submitted")
         if folder is None:
             raise RuntimeError("TrustedCategoryScores grades only in nbgrader's autograde")
-        grade = grade_as_submitted(folder, resources["nbgrader"]["student"])
+        grade = grade_as_submitted(folder, resources["nbgrader"]["student"], self.log)
         for cell, category in cells:
             cell.outputs = _trusted_outputs(grade, cell, category)
         return nb, resources

@@ -5,6 +5,7 @@ tests show); a kernel that runs one anywhere else, as nbgrader would without tha
 """
 
 import json
+import logging
 import shutil
 
 import nbformat
@@ -78,3 +79,21 @@ def test_a_hidden_suite_missing_a_category_stops_grading_instead_of_scoring(tmp_
     monkeypatch.setattr(nbgrader_bridge, "grade_submissions", grade_with_partial_suite)
     with pytest.raises(HiddenSuiteDamaged, match="error_codes"):
         nbgrader_bridge.grade_as_submitted(tmp_path, "ada")
+
+
+def test_what_the_pipeline_tells_the_instructor_reaches_nbgraders_log(
+    tmp_path, monkeypatch, caplog
+):
+    full_suite = tuple(HiddenTest(f"test_{c}", c, "one test") for c in CATEGORIES)
+    submission = Submission("ada", str(tmp_path), "lessons", units=())
+
+    def grade_with_a_note(pending, out_dir, settings, progress):
+        progress.note("The grader failed on 'ada'; their status is error.")
+        progress.advance(score(RunResult(submission, (), "error"), full_suite))
+
+    monkeypatch.setattr(nbgrader_bridge, "grade_submissions", grade_with_a_note)
+    log = logging.getLogger("nbgrader-autograde")
+    with caplog.at_level(logging.WARNING, logger=log.name):
+        nbgrader_bridge.grade_as_submitted(tmp_path, "ada", log)
+    said = [r.getMessage() for r in caplog.records if r.name == log.name]
+    assert said == ["The grader failed on 'ada'; their status is error."]

@@ -40,10 +40,11 @@ def with_step_after(owner, setting, anchor, step):
     return steps
 
 
-def with_step_instead(owner, setting, anchor, step):
-    """Return nbgrader's default `owner.setting` with `step` in the place of `anchor`."""
+def with_steps_instead(owner, setting, anchor, *replacements):
+    """Return nbgrader's default `owner.setting` with `replacements` in the place of `anchor`."""
     steps = nbgrader_default(owner, setting)
-    steps[anchor_index(steps, anchor, f"{owner.__name__}.{setting}")] = step
+    index = anchor_index(steps, anchor, f"{owner.__name__}.{setting}")
+    steps[index : index + 1] = replacements
     return steps
 
 
@@ -69,7 +70,7 @@ c.Exchange.root = "/srv/nbgrader/exchange"
 # Autograde checks each student's locked cells against the instructor's; the course's version
 # compares them with what was released (hidden tests removed), so an untouched grade cell no
 # longer warns that its checksum changed, and a changed one still does.
-c.Autograde.sanitize_preprocessors = with_step_instead(
+c.Autograde.sanitize_preprocessors = with_steps_instead(
     Autograde,
     "sanitize_preprocessors",
     OverwriteCells,
@@ -82,16 +83,23 @@ c.Autograde.sanitize_preprocessors = with_step_instead(
 # saved right after. Only that warning is silenced.
 warnings.filterwarnings("ignore", message=r"Object of type <Submitted\w+> not in session")
 
-# Autograde as nbgrader does, with one step added right after the kernel ran the notebook: the
-# category grade cells get the verdict graded from nbgrader's own process, where no student
-# code runs, so nothing a student's cell did in the kernel can change a score. It also adds
-# back any category cell a student deleted (nbgrader's own add_missing_cells cannot place them).
-c.Autograde.autograde_preprocessors = with_step_after(
+# Autograde as nbgrader does, with two changes where nbgrader runs the notebook. Its kernel runs
+# confined (ConfinedExecute): in a copy of the student's folder, with no network, and nothing
+# else of the course, the gradebook or other students in sight; where that cannot be had,
+# autograde stops before any student code runs. Right after it, the category grade cells get
+# the verdict graded from the notebooks as submitted, in nbgrader's own process, where no
+# student code runs, so nothing a student's cell did in the kernel can change a score. It also
+# adds back any category cell a student deleted (nbgrader's add_missing_cells cannot place them).
+c.Autograde.autograde_preprocessors = with_steps_instead(
     Autograde,
     "autograde_preprocessors",
     Execute,
-    "grader.integrations.nbgrader_bridge.trusted_category_scores",
+    "grader.integrations.nbgrader_kernel.ConfinedExecute",
+    "grader.integrations.nbgrader_bridge.TrustedCategoryScores",
 )
+# Only where bubblewrap cannot run here, and at your own risk: run students' code anyway, with
+# your rights, so that it can read and change all that you can (README.md, "With nbgrader").
+# c.ConfinedExecute.run_student_code_with_instructor_rights = True
 
 # Feedback shows each grade cell's result, never its hidden region: nbgrader would copy it.
 # (The course's ClearHiddenTests declares the display setting nbgrader's warns it ignores.)

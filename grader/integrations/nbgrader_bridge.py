@@ -1,36 +1,41 @@
 """Grade an nbgrader submission with the grader's own pipeline, one grade cell per category.
 
 The last lesson notebook ends with seven nbgrader autograder test cells, one per category,
-`grade-envelope` to `grade-no-retry`. Their hidden region calls `category_score("<category>")`,
-which grades the folder the kernel runs in (nbgrader's `autograded/<student>/<assignment>/`)
-exactly as `python -m grader grade` does: the assembly mechanism reads the exercise cells, the
-hidden suite runs them in the sandbox worker, and the category's points are the cell's result.
-nbgrader takes a number shown as a grade cell's result as its partial credit.
+`grade-envelope` to `grade-no-retry`. Nothing in a kernel decides their points: a kernel runs
+the student's own cells, which could rewrite later cells, hide results or fake them. Their
+hidden region only shows 0 points, so a cell never graded by the course's step earns nothing.
 
-A kernel also runs the student's own cells, so nothing it shows can be trusted: a student's
-cell could rewrite later cells, hide results or fake them. `trusted_category_scores` is an
-nbgrader autograde preprocessor (configured in nbgrader_config.py, right after `Execute`)
-that grades the same folder again from nbgrader's own process and replaces every category
-cell's outputs with that verdict, so the gradebook only ever records the trusted one.
+`TrustedCategoryScores` is an nbgrader autograde preprocessor (configured in
+nbgrader_config.py, right after the kernel ran the notebook) that grades the student's folder as
+submitted, exactly as `python -m grader grade` does (grader/pipeline.py: the assembly
+mechanism reads the exercise cells, the hidden suite runs them in the sandbox worker), from
+nbgrader's own process, and makes that verdict each category cell's only output. nbgrader takes
+the number shown as the cell's partial credit, so the gradebook only ever records it. It reads
+`submitted/`, never the folder the notebooks ran in: no kernel can write there
+(grader/integrations/nbgrader_kernel.py confines them), so what is graded is what was handed in.
+
+This module imports nbgrader; the grader itself never imports it.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
+from logging import Logger
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from course.manifest import load_course
-from grader import run
-from grader.intake.discover import Found
-from grader.intake.load import load
-from grader.model import CATEGORIES, POINTS_PER_CATEGORY, SETTLED, Grade, RunResult, Submission
-from grader.reports.feedback import case_title
-from grader.score import score
+from nbgrader.preprocessors import NbGraderPreprocessor
 
-if TYPE_CHECKING:  # nbformat is there when nbgrader runs, the only time it is needed
+from grader.intake.discover import Found
+from grader.model import CATEGORIES, POINTS_PER_CATEGORY, SETTLED, Grade
+from grader.pipeline import grade_submissions
+from grader.reports.feedback import case_title
+from grader.run import RunSettings
+from grader.sandbox.cleanup import temporary_folder
+
+if TYPE_CHECKING:
     from nbformat import NotebookNode
+    from traitlets.config import Config
 
 GRADE_ID_PREFIX = "grade-"
 
@@ -39,21 +44,26 @@ class HiddenSuiteDamaged(Exception):
     """The hidden suite has no test for a category, so a score would mean nothing."""
 
 
-def grade_folder(folder: str | Path) -> Grade:
-    """Grade the lesson notebooks in `folder` and return the Grade, as `python -m grader` would."""
-    folder = Path(folder).resolve()
-    found = Found(student=folder.parent.name, path=str(folder), kind="lessons")
-    return _grade_submission(load(found, load_course()))
+def submission_found(folder: Path, student: str) -> Found:
+    """Name a student's folder for the grader's intake: the bridge's only use of discover.
+
+    `folder` is nbgrader's submitted/<student>/<assignment>/: both of its last parts are read
+    without following a link, from nbgrader's submitted/ folder, as `grade` reads that tree.
+    """
+    return Found(student=student, path=str(folder), kind="lessons", within=str(folder.parents[1]))
 
 
-# Keyed by the submission itself (its exercise cells' sources), so the seven cells of one
-# notebook share one run while an edited notebook is graded afresh. The cache lives only in the
-# memory of the process that graded, never in a file a student's code could write.
-@functools.lru_cache(maxsize=2)
-def _grade_submission(submission: Submission) -> Grade:
-    hidden_tests = run.hidden_tests()
-    covered = {test.category for test in hidden_tests}
-    missing = [category for category in CATEGORIES if category not in covered]
+def grade_as_submitted(folder: Path, student: str, log: Logger | None = None) -> Grade:
+    """Grade `student`'s lessons folder through the grader's pipeline; return their Grade.
+
+    What the pipeline has to tell the instructor (a grader failure, a job that died) goes to
+    `log`, nbgrader's own, as a warning.
+    """
+    kept = _KeptGrades(log)
+    with temporary_folder("nbgrader-trusted-") as out:
+        grade_submissions([submission_found(folder, student)], out, RunSettings(), kept)
+    [grade] = kept.grades
+    missing = [c.category for c in grade.categories if c.total == 0]
     if missing:
         # Fail closed: with no test a category would score 0 for everyone and mean nothing.
         raise HiddenSuiteDamaged(
@@ -61,11 +71,42 @@ def _grade_submission(submission: Submission) -> Grade:
             + ", ".join(missing)
             + "; reinstall the grader before grading."
         )
-    if submission.error is not None:
-        result = RunResult(submission, (), "unreadable", reason=submission.error)
-    else:
-        [result] = run.run_submissions([submission], run.RunSettings())
-    return score(result, hidden_tests)
+    return grade
+
+
+class _KeptGrades:
+    """The pipeline's progress, keeping the Grade it gives (it returns only summaries)."""
+
+    def __init__(self, log: Logger | None) -> None:
+        self.grades: list[Grade] = []
+        self.log = log
+
+    def note(self, line: str) -> None:
+        if self.log is not None:
+            self.log.warning(line)
+
+    def start(self, _total: int) -> None:
+        pass
+
+    def advance(self, grade: Grade) -> None:
+        self.grades.append(grade)
+
+    resume = advance
+
+
+def student_folder(config: Config, resources: Mapping[str, Any], step: str) -> Path | None:
+    """Return nbgrader's folder at `step` ("submitted", "autograded") of the notebook's student.
+
+    None outside nbgrader's autograde, whose resources name the student and the assignment.
+    """
+    from nbgrader.coursedir import CourseDirectory
+
+    names = resources.get("nbgrader")
+    if not names or "student" not in names:
+        return None
+    course = CourseDirectory(config=config)
+    directory = getattr(course, f"{step}_directory")
+    return Path(course.format_path(directory, names["student"], names["assignment"]))
 
 
 def grade_id_for(category: str) -> str:
@@ -100,40 +141,36 @@ def category_report(grade: Grade, category: str) -> tuple[str, float]:
     return "\n".join(lines) + "\n", result.points
 
 
-def category_score(category: str, folder: str | Path = ".") -> float:
-    """Print how the submission in `folder` did in `category`; return its points for nbgrader."""
-    if category not in CATEGORIES:
-        raise ValueError(f"{category!r} is not a grading category")
-    text, points = category_report(grade_folder(folder), category)
-    print(text, end="")
-    return points
+class TrustedCategoryScores(NbGraderPreprocessor):
+    """Give each category grade cell the verdict graded as submitted, as its only output.
 
-
-def trusted_category_scores(
-    notebook: NotebookNode, resources: dict[str, Any]
-) -> tuple[NotebookNode, dict[str, Any]]:
-    """Give each category grade cell the verdict graded outside the kernel, as its only output.
-
-    An nbconvert preprocessor (a plain callable) for nbgrader's autograde step: it gets the
-    executed notebook, and its resources name the notebook, the gradebook and, as metadata
-    path, the folder being autograded. A category cell the student deleted is added back at
-    the end, so deleting a cell can never skip its grading (nbgrader's own add_missing_cells
-    cannot place cells that follow a read-only cell).
+    A preprocessor for nbgrader's autograde step, right after the kernel ran the notebook:
+    its resources name the student, the notebook and the gradebook. A category cell the
+    student deleted is added back at the end, so deleting a cell can never skip its grading
+    (nbgrader's own add_missing_cells cannot place cells that follow a read-only cell).
     """
-    expected = _category_cells_in_source(resources["nbgrader"])
-    present = {cell.metadata.nbgrader.grade_id for cell in notebook.cells if category_of(cell)}
-    notebook.cells += [
-        _restored_cell(grade_id, points)
-        for grade_id, points in expected.items()
-        if grade_id not in present
-    ]
-    cells = [(cell, category) for cell in notebook.cells if (category := category_of(cell))]
-    if not cells:
-        return notebook, resources
-    grade = grade_folder(resources["metadata"]["path"])
-    for cell, category in cells:
-        cell.outputs = _trusted_outputs(grade, cell, category)
-    return notebook, resources
+
+    def preprocess(
+        self, nb: NotebookNode, resources: dict[str, Any]
+    ) -> tuple[NotebookNode, dict[str, Any]]:
+        """Grade the submission once if this notebook has category cells; fill them in."""
+        expected = _category_cells_in_source(resources["nbgrader"])
+        present = {cell.metadata.nbgrader.grade_id for cell in nb.cells if category_of(cell)}
+        nb.cells += [
+            _restored_cell(grade_id, points)
+            for grade_id, points in expected.items()
+            if grade_id not in present
+        ]
+        cells = [(cell, category) for cell in nb.cells if (category := category_of(cell))]
+        if not cells:
+            return nb, resources
+        folder = student_folder(self.config, resources, "submitted")
+        if folder is None:
+            raise RuntimeError("TrustedCategoryScores grades only in nbgrader's autograde")
+        grade = grade_as_submitted(folder, resources["nbgrader"]["student"], self.log)
+        for cell, category in cells:
+            cell.outputs = _trusted_outputs(grade, cell, category)
+        return nb, resources
 
 
 def _category_cells_in_source(nbgrader: dict[str, Any]) -> dict[str, float]:

@@ -313,3 +313,15 @@ def forkserver_environment(isolation: Isolation) -> dict[str, str]:
     """Return the small environment the fork server, and so every worker, runs with."""
     home = SCRATCH if isolation.private_mounts else tempfile.gettempdir()
     return {"PATH": "/usr/bin:/bin", "HOME": home, "LANG": "C.UTF-8", "TMPDIR": home}
+
+
+def readable_binds(folders: list[Path]) -> list[str]:
+    """Return bubblewrap options showing the system folders and `folders` read-only to every user.
+
+    The same binds as the fork server's, for the kernels nbgrader starts
+    (grader/integrations/kernel_confinement.py).
+    """
+    command = _system_binds()
+    for folder in folders:
+        command += _readable_bind(folder)
+    return command

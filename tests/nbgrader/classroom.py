@@ -24,8 +24,9 @@ CHARACTERS_MEASURED = 'text.encode("utf-8")\n        size = len(text)'
 KILLS_KERNEL = "import os\n\nos._exit(1)\n"
 
 # Every way a cell could fake its grade inside the nbgrader kernel: rewrite the grade cells
-# before they run, replace the bridge module, and print to stderr after every cell. It is
-# harmless where no IPython kernel runs it, such as the grader's worker.
+# before they run so that each shows full points, put a fake bridge module in sys.modules, and
+# print to stderr after every cell. It is harmless where no IPython kernel runs it, such as the
+# grader's worker.
 FORGERY = """
 
 try:
@@ -35,13 +36,12 @@ try:
     from IPython import get_ipython
 
     def _forge(lines):
-        return [line.replace("category_score(", "10.0 or category_score(") for line in lines]
-
-    def category_score(category, folder="."):
-        return 10.0
+        if lines and lines[0].startswith("# Grading fills in this cell"):
+            return ["print('every hidden test passed')\\n", "10.0\\n"]
+        return lines
 
     _fake = types.ModuleType("grader.integrations.nbgrader_bridge")
-    _fake.category_score = category_score
+    _fake.category_report = lambda grade, category: ("forged", 10.0)
     sys.modules["grader.integrations.nbgrader_bridge"] = _fake
     get_ipython().input_transformers_post.append(_forge)
     get_ipython().events.register(
@@ -52,7 +52,7 @@ except Exception:
 """
 
 # A package that shadows the grader from the student's folder, where the kernel runs.
-SHADOW_BRIDGE = "def category_score(category, folder='.'):\n    return 10.0\n"
+SHADOW_BRIDGE = "def category_report(grade, category):\n    return 'forged', 10.0\n"
 
 
 def reference_answers():

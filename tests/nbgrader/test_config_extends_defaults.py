@@ -41,7 +41,7 @@ NBGRADER_0_9_6 = {
     ],
     "feedback": ["GetGrades", "CSSHTMLHeaderPreprocessor"],
 }
-# nbgrader's lists with the course's one step each, where the course puts it.
+# nbgrader's lists with the course's steps, where the course puts them.
 COURSE = {
     "ignore": [*NBGRADER_0_9_6["ignore"], ".check-history.json"],
     "sanitize": [
@@ -52,8 +52,8 @@ COURSE = {
         "CheckCellMetadata",
     ],
     "autograde": [
-        "Execute",
-        "grader.integrations.nbgrader_bridge.trusted_category_scores",
+        "grader.integrations.nbgrader_kernel.ConfinedExecute",
+        "grader.integrations.nbgrader_bridge.TrustedCategoryScores",
         *NBGRADER_0_9_6["autograde"][1:],
     ],
     "feedback": [
@@ -93,7 +93,7 @@ def test_nbgrader_s_defaults_are_still_the_ones_the_course_was_written_against(n
 
 
 @pytest.mark.parametrize("name", SETTINGS)
-def test_the_course_adds_its_one_step_to_each_default_in_its_place(name):
+def test_the_course_puts_its_steps_into_each_default_in_their_place(name):
     assert names(course_setting(name)) == COURSE[name]
 
 

@@ -3,12 +3,7 @@
 import html
 import re
 
-from conftest import GRADED_NOTEBOOK, nbgrader
-
-HIDDEN_REGION_TEXT = (
-    "BEGIN HIDDEN TESTS",
-    "from grader.integrations.nbgrader_bridge import category_score",
-)
+from conftest import GRADED_NOTEBOOK, HIDDEN_REGION_TEXT, nbgrader
 
 
 def page_text(page):

@@ -1,21 +1,25 @@
-"""The category grade cells: complete in the solution, empty in the lesson, honest when run."""
+"""The category grade cells: complete in the solution, empty in the lesson, worth 0 when run.
+
+Only the course's autograde step gives them points (TrustedCategoryScores, which the workflow
+tests show); a kernel that runs one anywhere else, as nbgrader would without that step, shows 0.
+"""
 
 import json
+import logging
 import shutil
 
 import nbformat
 import pytest
 from classroom import ASSIGNMENT
-from conftest import GRADED_NOTEBOOK
+from conftest import GRADED_NOTEBOOK, HIDDEN_REGION_TEXT
 from nbclient import NotebookClient
 
 from grader.integrations import nbgrader_bridge
 from grader.integrations.nbgrader_bridge import HiddenSuiteDamaged, grade_id_for
-from grader.model import CATEGORIES, POINTS_PER_CATEGORY
+from grader.model import CATEGORIES, POINTS_PER_CATEGORY, RunResult, Submission
 from grader.paths import LESSONS, SOLUTIONS
 from grader.run import HiddenTest
-
-HIDDEN_REGION_TEXT = ("BEGIN HIDDEN TESTS", "category_score", "nbgrader_bridge")
+from grader.score import score
 
 
 def grade_cells(folder):
@@ -50,7 +54,7 @@ def test_the_lesson_grade_cells_keep_no_trace_of_the_hidden_region():
             assert text not in source, grade_id
 
 
-def test_run_in_the_solution_folder_each_grade_cell_shows_full_points_and_no_stderr(tmp_path):
+def test_run_in_any_kernel_a_grade_cell_shows_zero_points_and_no_stderr(tmp_path):
     work = tmp_path / ASSIGNMENT
     shutil.copytree(SOLUTIONS / ASSIGNMENT, work)
     notebook = nbformat.read(work / f"{GRADED_NOTEBOOK}.ipynb", as_version=4)
@@ -58,17 +62,38 @@ def test_run_in_the_solution_folder_each_grade_cell_shows_full_points_and_no_std
         notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(work)}}
     )
     client.execute()
-    for cell in notebook.cells:
-        if nbgrader_bridge.category_of(cell):
-            kinds = [(o.output_type, o.get("name")) for o in cell.outputs]
-            assert kinds == [("stream", "stdout"), ("execute_result", None)], cell.id
-            assert cell.outputs[1].data["text/plain"] == repr(float(POINTS_PER_CATEGORY))
+    graded = [cell for cell in notebook.cells if nbgrader_bridge.category_of(cell)]
+    assert len(graded) == len(CATEGORIES)
+    for cell in graded:
+        assert [o.output_type for o in cell.outputs] == ["execute_result"], cell.id
+        assert cell.outputs[0].data["text/plain"] == "0.0"
 
 
 def test_a_hidden_suite_missing_a_category_stops_grading_instead_of_scoring(tmp_path, monkeypatch):
-    work = tmp_path / ASSIGNMENT
-    shutil.copytree(SOLUTIONS / ASSIGNMENT, work)
     partial_suite = (HiddenTest("test_one", "envelope", "one test"),)
-    monkeypatch.setattr(nbgrader_bridge.run, "hidden_tests", lambda: partial_suite)
+    submission = Submission("ada", str(tmp_path), "lessons", units=())
+
+    def grade_with_partial_suite(pending, out_dir, settings, progress):
+        progress.advance(score(RunResult(submission, (), "completed"), partial_suite))
+
+    monkeypatch.setattr(nbgrader_bridge, "grade_submissions", grade_with_partial_suite)
     with pytest.raises(HiddenSuiteDamaged, match="error_codes"):
-        nbgrader_bridge.grade_folder(work)
+        nbgrader_bridge.grade_as_submitted(tmp_path, "ada")
+
+
+def test_what_the_pipeline_tells_the_instructor_reaches_nbgraders_log(
+    tmp_path, monkeypatch, caplog
+):
+    full_suite = tuple(HiddenTest(f"test_{c}", c, "one test") for c in CATEGORIES)
+    submission = Submission("ada", str(tmp_path), "lessons", units=())
+
+    def grade_with_a_note(pending, out_dir, settings, progress):
+        progress.note("The grader failed on 'ada'; their status is error.")
+        progress.advance(score(RunResult(submission, (), "error"), full_suite))
+
+    monkeypatch.setattr(nbgrader_bridge, "grade_submissions", grade_with_a_note)
+    log = logging.getLogger("nbgrader-autograde")
+    with caplog.at_level(logging.WARNING, logger=log.name):
+        nbgrader_bridge.grade_as_submitted(tmp_path, "ada", log)
+    said = [r.getMessage() for r in caplog.records if r.name == log.name]
+    assert said == ["The grader failed on 'ada'; their status is error."]

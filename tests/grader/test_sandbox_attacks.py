@@ -110,19 +110,26 @@ def grade(submissions, settings):
     return {r.submission.student: score(r, tests) for r in run_submissions(submissions, settings)}
 
 
-class WorkerUsers:
-    """Collect the user ids of this process's workers while a batch runs.
+FORK_SERVER = "grader.sandbox.inside.forkserver"
+
+
+class Workers:
+    """Collect this process's workers, and the user ids they ran as, while a batch runs.
 
     Only this test's workers count: other grading runs on the machine have workers of their
     own, which these tests must neither blame nor clean up. Every worker, and anything it
-    forks, stays a descendant of its job while the job lives (jobs adopt orphans), so
-    sampling the descendants of this process finds every user id the batch used.
+    forks, stays a descendant of its job while the job lives (jobs adopt orphans), so sampling
+    the descendants of this process finds them all. As root each submission has a user id of
+    its own, from WORKER_UID_BASE up; without root workers run as this test's own user, and a
+    worker is known by its fork server's command line, which a fork keeps.
     """
 
     def __init__(self):
         self.uids = set()
+        self.seen = set()  # (pid, start time) of each worker seen
         self.done = threading.Event()
         self.thread = threading.Thread(target=self._sample, daemon=True)
+        self.before = {folder: set(own_entries(folder)) for folder in ("/tmp", SHARED_MEMORY)}
 
     def __enter__(self):
         self.thread.start()
@@ -141,6 +148,29 @@ class WorkerUsers:
                         uid = max(child.uids())
                         if uid >= WORKER_UID_BASE:
                             self.uids.add(uid)
+                        if uid >= WORKER_UID_BASE or FORK_SERVER in " ".join(child.cmdline()):
+                            self.seen.add((child.pid, child.create_time()))
+
+    def alive(self):
+        """Every worker process still running (zombies included), and any of a worker user."""
+        found = {p.pid: p for p in processes_of(self.uids)}
+        for pid, started in self.seen:
+            with contextlib.suppress(psutil.Error):
+                process = psutil.Process(pid)
+                if process.create_time() == started and process.pid not in found:
+                    found[pid] = process
+        return list(found.values())
+
+    def files(self, folder):
+        """What a worker left directly in `folder`: its user's entries, or ours made since."""
+        if self.uids:
+            return entries_of(self.uids, folder)
+        return sorted(set(own_entries(folder)) - self.before[folder])
+
+
+def own_entries(folder):
+    """Entries of `folder` that this process's user owns, when the grader is not root."""
+    return [] if os.geteuid() == 0 else entries_of({os.geteuid()}, folder)
 
 
 def processes_of(uids):
@@ -167,11 +197,12 @@ def grader_folders():
     return set(glob.glob("/tmp/grader-*"))
 
 
-def left_grader_folders(before, uids):
+def left_grader_folders(before, workers):
     """The grader-* folders in /tmp new since `before` that this batch left.
 
-    A worker's folder is owned by its user; the job's and the run's folders are root's, and
-    count only when no other grading run, one these tests did not start, is alive to own them.
+    A worker's folder is owned by its user; the job's and the run's folders are the grader's,
+    and count only when no other grading run, one these tests did not start, is alive to own
+    them.
     """
     mine = {p.pid for p in psutil.Process().children(recursive=True)}
     others = any(
@@ -181,7 +212,7 @@ def left_grader_folders(before, uids):
     found = []
     for path in grader_folders() - before:
         with contextlib.suppress(FileNotFoundError):
-            if os.lstat(path).st_uid in uids or not others:
+            if os.lstat(path).st_uid in workers.uids or not others:
                 found.append(path)
     return sorted(found)
 
@@ -198,13 +229,13 @@ def settle(check, seconds=3.0):
     return found
 
 
-def clean_up(uids):
+def clean_up(workers):
     """Remove what this batch's workers left behind, so a failing run does not litter."""
-    for process in processes_of(uids):
+    for process in workers.alive():
         with contextlib.suppress(psutil.Error):
             process.kill()
     for folder in ("/tmp", SHARED_MEMORY):
-        for path in entries_of(uids, folder):
+        for path in workers.files(folder):
             # `rm` copes with trees deeper than any recursive Python clean-up.
             subprocess.run(["rm", "-rf", "--one-file-system", path], check=False)
 
@@ -212,11 +243,11 @@ def clean_up(uids):
 @pytest.fixture(scope="module")
 def reader_alone():
     """The keyring reader graded on its own, before the batch: nobody left it anything."""
-    with WorkerUsers() as users:
+    with Workers() as workers:
         try:
             return grade([fixture("adversarial", "keyring-reader")], replace(SETTINGS, jobs=1))
         finally:
-            clean_up(users.uids)
+            clean_up(workers)
 
 
 @pytest.fixture(scope="module")
@@ -224,23 +255,22 @@ def batch(reader_alone):
     """One batch of every cheat, every twin and the reference copies; what it left behind."""
     folders_before = grader_folders()
     shared_before = shared_memory_used()
-    with WorkerUsers() as users:
+    with Workers() as workers:
         grades = grade(batch_order(CHEATS), SETTINGS)
     try:
-        uids = users.uids
         left = {
-            "uids": uids,
+            "workers": workers.seen,
             "processes": [
-                f"{p.pid} uid {max(p.info['uids'])} {p.info['status']} {p.info['cmdline']}"
-                for p in settle(lambda: processes_of(uids))
+                f"{p.pid} uid {max(p.uids())} {p.status()} {p.cmdline()}"
+                for p in settle(workers.alive)
             ],
-            "grader_folders": settle(lambda: left_grader_folders(folders_before, uids)),
+            "grader_folders": settle(lambda: left_grader_folders(folders_before, workers)),
             "shared_memory_growth": shared_memory_used() - shared_before,
-            "files": {folder: entries_of(uids, folder) for folder in ("/tmp", SHARED_MEMORY)},
+            "files": {folder: workers.files(folder) for folder in ("/tmp", SHARED_MEMORY)},
         }
         yield {"grades": grades, "left": left}
     finally:
-        clean_up(users.uids)
+        clean_up(workers)
 
 
 def points(grade):
@@ -274,8 +304,8 @@ def test_the_keyring_reader_scores_what_it_scores_when_graded_alone(batch, reade
     assert points(batch["grades"]["keyring-reader"]) == points(reader_alone["keyring-reader"])
 
 
-def test_no_process_of_a_worker_user_outlives_the_batch(batch):
-    assert batch["left"]["uids"], "no worker user was seen: the sampling is broken"
+def test_no_worker_process_outlives_the_batch(batch):
+    assert batch["left"]["workers"], "no worker was seen: the sampling is broken"
     assert batch["left"]["processes"] == []
 
 

@@ -64,6 +64,12 @@ JOB_SLOTS = 1 << 14
 # Setting GRADER_ISOLATION=process in the grader's environment forces the fallback.
 ISOLATION_VARIABLE = "GRADER_ISOLATION"
 PR_SET_CHILD_SUBREAPER = 36  # from <linux/prctl.h>
+# Why `grade` refuses to start where student code would reach the instructor's files.
+UNCONFINED = (
+    "student code would not be kept from your files: bubblewrap cannot run here and the kernel "
+    "offers no Landlock (install bubblewrap, or grade on Linux 5.13 or later with Landlock on), "
+    "or pass --allow-unconfined-files to grade anyway"
+)
 
 
 @dataclass(frozen=True)

@@ -2,11 +2,13 @@
 
 Each fixture in fixtures/submissions/adversarial/ named in CHEATS is a buggy submission plus a
 cheat (forged handler records, frame walking, gc scanning, hooks, signals, threads, a dict key
-whose `__eq__` runs inside the guard, forged replies, a keyring shared with another student,
-resources left behind); its twin in fixtures/submissions/twins/ is the same code with only the
-cheat removed. One batch grades every cheat, every twin and a reference copy after each of them
-in the same job, so a cheat that works shows as points over its twin, and one that harms
-others as a reference copy losing points or as something left on the machine.
+whose `__eq__` runs inside the guard, forged replies, a keyring or a shared folder carrying an
+answer to another student, signals to every process in reach, resources left behind); its twin
+in fixtures/submissions/twins/ is the same code with only the cheat removed. One batch grades
+every cheat, every twin and a reference copy after each of them in the same job, so a cheat
+that works shows as points over its twin, and one that harms others as a reference copy losing
+points or as something left on the machine. As root each submission has a user id of its own;
+without root (tests/hosts/) every worker has the grader's, and the same batch must hold.
 """
 
 import contextlib
@@ -45,6 +47,9 @@ SHARED_MEMORY = "/dev/shm"
 CHEATS = (
     "keyring-carries-data",
     "keyring-reader",
+    # The same through the files a worker might share with the next: /tmp, /dev/shm, home.
+    "leaves-answer-in-shared-folders",
+    "looks-for-answer-in-shared-folders",
     "forges-handler-records",
     "walks-frames-to-observer",
     "patches-main-module",
@@ -67,7 +72,11 @@ CHEATS = (
     "fills-disk",
     "hogs-cpu-after-return",
     "deep-directory-tree",
+    # Signals to every process the worker's user may reach: without root, the grader's own.
+    "kills-every-process-it-may",
 )
+# Each reader of what a carrier left, graded alone first: what it finds when nobody left it.
+READERS = ("keyring-reader", "looks-for-answer-in-shared-folders")
 # The test status at least one of a fixture's tests must end with: reaching into the grader's
 # side of the worker (its frames, objects, hooks, signals, threads or pipes) is forbidden.
 EXPECTED_LABEL = {
@@ -241,17 +250,18 @@ def clean_up(workers):
 
 
 @pytest.fixture(scope="module")
-def reader_alone():
-    """The keyring reader graded on its own, before the batch: nobody left it anything."""
+def readers_alone():
+    """The readers graded on their own, before the batch: nobody left them anything."""
     with Workers() as workers:
         try:
-            return grade([fixture("adversarial", "keyring-reader")], replace(SETTINGS, jobs=1))
+            readers = [fixture("adversarial", name) for name in READERS]
+            return grade(readers, replace(SETTINGS, jobs=1))
         finally:
             clean_up(workers)
 
 
 @pytest.fixture(scope="module")
-def batch(reader_alone):
+def batch(readers_alone):
     """One batch of every cheat, every twin and the reference copies; what it left behind."""
     folders_before = grader_folders()
     shared_before = shared_memory_used()
@@ -300,8 +310,9 @@ def test_every_reference_copy_between_the_cheats_earns_full_marks(batch):
     assert not harmed
 
 
-def test_the_keyring_reader_scores_what_it_scores_when_graded_alone(batch, reader_alone):
-    assert points(batch["grades"]["keyring-reader"]) == points(reader_alone["keyring-reader"])
+@pytest.mark.parametrize("name", READERS)
+def test_a_reader_scores_what_it_scores_when_graded_alone(batch, readers_alone, name):
+    assert points(batch["grades"][name]) == points(readers_alone[name])
 
 
 def test_no_worker_process_outlives_the_batch(batch):

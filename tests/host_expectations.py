@@ -7,6 +7,8 @@ that finds less than its host should offer fails, where detecting would quietly 
 
     HOST_CGROUPS   1, 2 or none: the hierarchy workers' groups are made in (none: no group)
     HOST_LANDLOCK  the least Landlock ABI version the kernel offers (0: none)
+    HOST_SLOWDOWN  how many times slower than CI's machine the host runs code (an emulated VM
+                   is several times slower): the tests' time limits grow by as much
 
 The strongest isolation expected is bubblewrap, unless GRADER_ISOLATION=process forbids it.
 """
@@ -30,3 +32,8 @@ def expected_landlock() -> int:
 
 def expected_mode() -> str:
     return "process" if os.environ.get("GRADER_ISOLATION") == "process" else "bubblewrap"
+
+
+def slower(seconds: float) -> float:
+    """Return a time limit of `seconds` on CI's machine, as long as it must be on this host."""
+    return seconds * float(os.environ.get("HOST_SLOWDOWN", "1"))

@@ -25,6 +25,7 @@ from pathlib import Path
 import psutil
 import pytest
 from grader_cli import run_grader
+from host_expectations import slower
 
 from grader.model import CATEGORIES, TEST_STATUSES, CodeUnit, Limits, Submission
 from grader.run import RunSettings, hidden_tests, run_submissions
@@ -36,7 +37,8 @@ FIXTURES = PROJECT / "fixtures/submissions"
 REFERENCE = (FIXTURES / "correct/reference.py").read_text(encoding="utf-8")
 # Small limits, as in test_sandbox_adversarial.py: filling memory fits within a test's time.
 SETTINGS = RunSettings(
-    jobs=2, limits=Limits(timeout=3.0, test_timeout=1.0, output_limit=4096, memory_mb=256)
+    jobs=2,
+    limits=Limits(timeout=slower(3.0), test_timeout=slower(1.0), output_limit=4096, memory_mb=256),
 )
 # Workers run as user ids from here up (grader/sandbox/containment.py, UID_BASE).
 WORKER_UID_BASE = 200_000

@@ -6,7 +6,7 @@ import socket
 from pathlib import Path
 
 import pytest
-from host_expectations import expected_mode
+from host_expectations import expected_mode, slower
 from sandboxes import session_for
 
 from grader.model import CodeUnit, Limits, Submission
@@ -128,7 +128,7 @@ def test_the_fallback_grades_the_reference_fully_and_labels_a_hang():
         for name, source in (("reference", reference), ("hang", hang))
     ]
     settings = RunSettings(
-        jobs=2, limits=Limits(timeout=2.0, test_timeout=0.4), isolation="process"
+        jobs=2, limits=Limits(timeout=slower(2.0), test_timeout=slower(0.4)), isolation="process"
     )
     good, bad = run_submissions(submissions, settings)
     assert good.status == "completed"

@@ -9,6 +9,8 @@ that finds less than its host should offer fails, where detecting would quietly 
     HOST_LANDLOCK  the least Landlock ABI version the kernel offers (0: none)
     HOST_SLOWDOWN  how many times slower than CI's machine the host runs code (an emulated VM
                    is several times slower): the tests' time limits grow by as much
+    HOST_ATTACKS   all (the default), or walls: grade only the attacks whose walls differ from
+                   host to host (files, keyrings, signals, shared memory), where code runs slowly
 
 The strongest isolation expected is bubblewrap, unless GRADER_ISOLATION=process forbids it.
 """
@@ -37,3 +39,7 @@ def expected_mode() -> str:
 def slower(seconds: float) -> float:
     """Return a time limit of `seconds` on CI's machine, as long as it must be on this host."""
     return seconds * float(os.environ.get("HOST_SLOWDOWN", "1"))
+
+
+def only_host_walls() -> bool:
+    return os.environ.get("HOST_ATTACKS", "all") == "walls"

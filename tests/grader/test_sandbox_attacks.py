@@ -25,7 +25,7 @@ from pathlib import Path
 import psutil
 import pytest
 from grader_cli import run_grader
-from host_expectations import slower
+from host_expectations import only_host_walls, slower
 
 from grader.model import CATEGORIES, TEST_STATUSES, CodeUnit, Limits, Submission
 from grader.run import RunSettings, hidden_tests, run_submissions
@@ -77,6 +77,17 @@ CHEATS = (
     # Signals to every process the worker's user may reach: without root, the grader's own.
     "kills-every-process-it-may",
 )
+# The cheats whose walls differ from host to host (a user id per submission, bubblewrap's
+# namespaces, Landlock, cgroups): all a slow host grades (tests/host_expectations.py).
+HOST_WALLS = (
+    "keyring-carries-data",
+    "keyring-reader",
+    "leaves-answer-in-shared-folders",
+    "looks-for-answer-in-shared-folders",
+    "fills-shared-memory",
+    "kills-every-process-it-may",
+)
+GRADED = HOST_WALLS if only_host_walls() else CHEATS
 # Each reader of what a carrier left, graded alone first: what it finds when nobody left it.
 READERS = ("keyring-reader", "looks-for-answer-in-shared-folders")
 # The test status at least one of a fixture's tests must end with: reaching into the grader's
@@ -268,7 +279,7 @@ def batch(readers_alone):
     folders_before = grader_folders()
     shared_before = shared_memory_used()
     with Workers() as workers:
-        grades = grade(batch_order(CHEATS), SETTINGS)
+        grades = grade(batch_order(GRADED), SETTINGS)
     try:
         left = {
             "workers": workers.seen,
@@ -293,7 +304,7 @@ def statuses(grade):
     return {outcome.status for outcome in grade.run.outcomes} | {grade.run.status}
 
 
-@pytest.mark.parametrize("name", CHEATS)
+@pytest.mark.parametrize("name", GRADED)
 def test_a_cheat_earns_no_more_than_its_honest_twin_in_any_category(batch, name):
     cheat = points(batch["grades"][name])
     twin = points(batch["grades"][f"twin-{name}"])
@@ -303,7 +314,7 @@ def test_a_cheat_earns_no_more_than_its_honest_twin_in_any_category(batch, name)
 
 def test_every_reference_copy_between_the_cheats_earns_full_marks(batch):
     references = {n: g for n, g in batch["grades"].items() if n.startswith("reference-")}
-    assert len(references) == 2 * len(CHEATS)
+    assert len(references) == 2 * len(GRADED)
     harmed = {
         name: (grade.run.status, grade.score, grade.run.reason)
         for name, grade in references.items()

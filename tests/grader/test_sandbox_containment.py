@@ -128,7 +128,7 @@ def test_the_fallback_grades_the_reference_fully_and_labels_a_hang():
         for name, source in (("reference", reference), ("hang", hang))
     ]
     settings = RunSettings(
-        jobs=2, limits=Limits(timeout=slower(2.0), test_timeout=slower(0.4)), isolation="process"
+        jobs=2, limits=Limits(timeout=slower(2.0), test_timeout=slower(1.0)), isolation="process"
     )
     good, bad = run_submissions(submissions, settings)
     assert good.status == "completed"

@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 LAB_ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help setup bytecode browser-deps sandbox-deps bench lessons check test test-fast handout grade mutation lab clean
+.PHONY: help setup bytecode browser-deps sandbox-deps vm-deps bench lessons check test test-fast handout grade mutation lab clean
 
 help:
 	@echo "make grade         install, then grade the sample class into ./grades"
@@ -18,6 +18,7 @@ help:
 	@echo "make setup         create .venv and install requirements.txt"
 	@echo "make bytecode      compile the grader once, so no grading process compiles it again"
 	@echo "make browser-deps  install Debian's chromium and chromium-driver if missing"
+	@echo "make vm-deps       install Debian's kernel, QEMU and busybox for the cgroup-v2 VM test"
 	@echo "make lessons       regenerate lessons/ from solutions/ with nbgrader"
 	@echo "make check         ruff, mypy, notebook hygiene, lessons in sync, contract table"
 	@echo "make handout       build what students receive into build/handout/ and build/handout.zip"
@@ -61,6 +62,19 @@ sandbox-deps:
 		$(SUDO) apt-get install -y bubblewrap; } || \
 		echo "bubblewrap could not be installed; grading will use the fallback isolation"
 
+# Debian packages for tests/hosts/test_hosts_vm.py: Debian 12's own kernel (cgroup v2 only), which
+# virtme-ng (requirements.txt) boots under QEMU with this machine's files shared read-only, and
+# the static busybox virtme-ng's init needs.
+VM_PACKAGES := linux-image-amd64 qemu-system-x86 busybox-static
+
+vm-deps:
+	@if dpkg -s $(VM_PACKAGES) >/dev/null 2>&1; then \
+		echo "VM packages are installed"; \
+	else \
+		$(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y \
+			$(VM_PACKAGES); \
+	fi
+
 lessons: setup
 	$(BIN)/python -m tooling.lessons
 
@@ -72,7 +86,7 @@ check: setup
 	$(BIN)/python -m tooling.lessons --check
 	$(BIN)/python -m tooling.contract_table --check
 
-test: setup browser-deps bytecode check
+test: setup browser-deps vm-deps bytecode check
 	$(BIN)/pytest
 
 # The inner loop: no browser, nbgrader, bubblewrap or minute-long test (tests/conftest.py).

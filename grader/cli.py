@@ -30,6 +30,7 @@ class _GradeOptions(TypedDict, total=False):
     """What `grade` takes beyond the submissions, the output folder, jobs, limits and LMS."""
 
     isolation: str
+    unconfined: bool
     gradebook: GradebookSettings
     shard: Shard | None
     merge: list[Path]
@@ -143,6 +144,12 @@ def build_parser() -> argparse.ArgumentParser:
         "bubblewrap: require it, failing with one line where it cannot run; process: force "
         "the weaker fallback",
     )
+    grade.add_argument(
+        "--allow-unconfined-files",
+        action="store_true",
+        help="grade even where neither bubblewrap nor Landlock can keep student code from "
+        "files: it may then read and change whatever your user may",
+    )
     commands.add_parser("selfcheck", help="check the grader against the fixture catalogue")
     bundle = commands.add_parser(
         "gradescope-bundle", help="build the autograder zip to upload to Gradescope"
@@ -220,6 +227,7 @@ def _run(argv: Sequence[str] | None, warm: WarmJobs | None) -> int:
             lms_system=args.lms,
             limits=limits,
             isolation=args.isolation,
+            unconfined=args.allow_unconfined_files,
             gradebook=gradebook_settings(args),
             shard=args.shard,
             merge=args.merge,
@@ -262,6 +270,8 @@ def _grade(
             containment.isolation_here(isolation)
         except RuntimeError as error:
             raise UsageError(str(error)) from None
+    elif not more.get("unconfined") and not containment.files_confined_here(isolation):
+        raise UsageError(containment.UNCONFINED)
     progress = ProgressBar(sys.stderr)
     settings = RunSettings(jobs=jobs, limits=limits, isolation=isolation, warm=more.get("warm"))
     try:

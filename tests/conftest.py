@@ -4,6 +4,7 @@
     nbgrader  runs nbgrader's own commands (tests/nbgrader)
     bwrap     starts grading workers: bubblewrap, cgroups and root, as CI has
     slow      takes a minute or more
+    cgroups   needs cgroups the grader may make (every host of tests/hosts/ but one without)
 
 CI runs every test (`make test`); `make test-fast` runs those with none of these marks.
 """
@@ -35,12 +36,14 @@ SANDBOXED = {
     "test_run_reference",
     "test_sandbox_adversarial",
     "test_sandbox_attacks",
+    "test_sandbox_cgroups",
     "test_sandbox_clock",
     "test_sandbox_containment",
     "test_sandbox_facts",
     "test_sandbox_forkserver",
     "test_sandbox_guard",
     "test_sandbox_kernel",
+    "test_sandbox_landlock",
     "test_selfcheck",
     "test_shards",
     "test_suite_jobs",
@@ -58,7 +61,7 @@ SLOW = {
 
 
 def pytest_configure(config):
-    for name in ("browser", "nbgrader", "bwrap", "slow"):
+    for name in ("browser", "nbgrader", "bwrap", "slow", "cgroups"):
         config.addinivalue_line("markers", f"{name}: see tests/conftest.py")
     modules = list(TESTS.rglob("test_*.py"))
     stems = [path.stem for path in modules]

@@ -18,7 +18,12 @@ up every capability before any student code runs. Where bubblewrap or the namesp
 are missing ("process" mode), the fork server is a plain child process and each worker works in a
 host folder of its own. In both modes, when the grader runs as root, each submission's workers
 switch to a user id of their own, and resource limits (memory, processor time, processes, file
-size, open files) and a seccomp filter hold them in.
+size, open files) and a seccomp filter hold them in. Where the kernel offers Landlock, every
+worker also confines itself (grader/sandbox/inside/landlock.py): it reads only the system's
+libraries, the Python installation and the runtime folder, and changes only its own scratch.
+Under bubblewrap that is a second wall; in the fallback it is the wall that keeps student code
+from the instructor's files. Where neither holds, files are not confined (`files_confined`),
+and `grade` refuses to run unless told to accept that.
 """
 
 import ctypes
@@ -34,6 +39,7 @@ from pathlib import Path
 
 from grader.sandbox import cgroups, syscalls
 from grader.sandbox.clock import poll_until
+from grader.sandbox.inside import landlock
 from grader.sandbox.inside import syscalls as inside_syscalls
 from grader.sandbox.runtime import prepare_runtime
 
@@ -58,6 +64,12 @@ JOB_SLOTS = 1 << 14
 # Setting GRADER_ISOLATION=process in the grader's environment forces the fallback.
 ISOLATION_VARIABLE = "GRADER_ISOLATION"
 PR_SET_CHILD_SUBREAPER = 36  # from <linux/prctl.h>
+# Why `grade` refuses to start where student code would reach the instructor's files.
+UNCONFINED = (
+    "student code would not be kept from your files: bubblewrap cannot run here and the kernel "
+    "offers no Landlock (install bubblewrap, or grade on Linux 5.13 or later with Landlock on), "
+    "or pass --allow-unconfined-files to grade anyway"
+)
 
 
 @dataclass(frozen=True)
@@ -68,6 +80,7 @@ class Isolation:
     runtime: str  # folder holding the only project modules a worker can import
     uid: int | None = None  # first id of the job's block; None when the grader is not root
     seccomp: bytes | None = None  # the program each worker applies to itself, if any
+    landlock: int = 0  # the Landlock ABI version each worker confines itself with; 0: none
 
     def uid_for(self, serial: int) -> int | None:
         """Return the user id of the `serial`-th submission's workers, or None."""
@@ -77,6 +90,20 @@ class Isolation:
     def private_mounts(self) -> bool:
         """Say whether each worker gets its own mounts (scratch, /tmp, /dev/shm) and IPC."""
         return self.mode == "bubblewrap"
+
+    @property
+    def files_confined(self) -> bool:
+        """Say whether student code is kept from the files of the grader and other students."""
+        return self.private_mounts or self.landlock > 0
+
+    def confinement(self, scratch: str | None) -> dict[str, list[str]] | None:
+        """Return what a worker may read and change under Landlock, as it sees the paths."""
+        if self.landlock < 1:
+            return None
+        runtime = RUNTIME_MOUNT if self.private_mounts else self.runtime
+        read = [*SYSTEM_FOLDERS, str(python_installation()), runtime]
+        write = [SCRATCH, "/tmp", "/dev/shm"] if scratch is None else [scratch]
+        return {"read": read, "write": [*write, os.devnull]}
 
 
 def worker_uid() -> int | None:
@@ -95,7 +122,7 @@ def choose_isolation(runtime: str | Path, wanted: str = "auto") -> Isolation:
     uid = worker_uid()
     program = syscalls.worker_program()
     forced = os.environ.get(ISOLATION_VARIABLE) == "process" or wanted == "process"
-    contained = Isolation("bubblewrap", str(runtime), uid, program)
+    contained = Isolation("bubblewrap", str(runtime), uid, program, landlock.abi())
     if not forced and bubblewrap_works(contained):
         return contained
     if wanted == "bubblewrap":
@@ -104,7 +131,7 @@ def choose_isolation(runtime: str | Path, wanted: str = "auto") -> Isolation:
             f"bubblewrap is required but {why} (is it installed, does it accept the sandbox's "
             "options, may it make namespaces?)"
         )
-    return Isolation("process", str(runtime), uid, program)
+    return Isolation("process", str(runtime), uid, program, contained.landlock)
 
 
 def isolation_here(wanted: str = "auto") -> Isolation:
@@ -119,41 +146,96 @@ def containment_available(wanted: str = "auto") -> bool:
 
 
 def describe(isolation: Isolation) -> str:
-    """Say in one line what shuts student code in, and what is missing: a run's summary."""
+    """Say in one line what shuts student code in here, and what is missing: a run's summary.
+
+    Each part states what holds on this host and nothing more; tests/hosts checks each against
+    what an attack reaches there.
+    """
+    return "; ".join([*_walls(isolation), *_limits(isolation)]) + "."
+
+
+def _walls(isolation: Isolation) -> list[str]:
+    """What keeps student code from files, other students and the network."""
+    parts = []
     if isolation.mode == "bubblewrap":
-        parts = [
+        parts.append(
             "bubblewrap (only the Python installation and the course code visible, read-only; "
             "a private scratch folder, /tmp, /dev/shm and IPC namespace of its own for each "
             "worker, of limited size; no network; own process namespace)"
-        ]
+        )
     else:
-        parts = [
-            "a separate process, without bubblewrap (not available here): student code can "
-            "read every file that all users may read and has the network"
-        ]
+        parts.append("a separate process, without bubblewrap (not available here)")
+    if isolation.landlock:
+        parts.append(_landlock_words(isolation.landlock))
+    elif isolation.mode != "bubblewrap":
+        reach = (
+            "read every file that all users may read"
+            if isolation.uid is not None
+            else ("read and change every file the grader's own user may")
+        )
+        parts.append(f"no Landlock (the kernel offers none): student code can {reach}")
     if isolation.uid is not None:
         parts.append("a user id of its own for each submission")
+    else:
+        parts.append("every worker runs as the grader's own user (it is not root)")
+    if isolation.seccomp is not None:
+        parts.append(
+            "seccomp (no keyrings, ptrace, mounts, namespaces, sockets, memfd, System V IPC or "
+            "message queues; no signals sent; no threads, processes, signal handlers or other "
+            "programs)"
+        )
+    elif isolation.mode == "bubblewrap" or isolation.landlock >= landlock.NET_SINCE:
+        parts.append("no seccomp filter (libseccomp is missing)")
+    else:
+        parts.append("no seccomp filter (libseccomp is missing): student code has the network")
+    parts.append("a guard refusing the grader's frames, gc listings, trace hooks, ctypes and /proc")
+    return parts
+
+
+def _landlock_words(version: int) -> str:
+    """What Landlock at ABI `version` holds for each worker."""
+    words = (
+        f"Landlock ABI {version} (reads only the system's libraries, the Python installation "
+        "and the course code; changes only its own scratch folder"
+    )
+    if version >= landlock.NET_SINCE:
+        words += "; no TCP connection or listening port"
+    if version >= landlock.SCOPE_SINCE:
+        words += "; no signal or abstract socket reaching past the worker"
+    return words + ")"
+
+
+def _limits(isolation: Isolation) -> list[str]:
+    """What holds each worker to its memory, processes and time."""
     controllers = cgroups.available()
     if controllers:
-        parts.append("a cgroup per worker holding memory (shared memory too), processes and CPU")
+        held = {"memory": "memory (shared memory too)", "pids": "processes", "cpu": "CPU share"}
+        named = [words for key, words in held.items() if key in controllers]
+        parts = [f"a cgroup v{cgroups.version()} per worker holding {', '.join(named)}"]
     else:
-        parts.append("no cgroups (not writable here): memory is held by the address-space limit")
-    if "cpuacct" in controllers:
+        parts = ["no cgroups (not writable here): memory is held by the address-space limit"]
+    if set(controllers) & {"cpuacct"} or (controllers and cgroups.version() == 2):
         parts.append(
             "time charged as each submission's own processor time (wall time when it waits)"
         )
     else:
         parts.append("time limits on the wall clock (a busy machine slows every submission)")
-    if isolation.seccomp is not None:
-        parts.append(
-            "seccomp (no keyrings, ptrace, mounts, namespaces, sockets or memfd; no threads, "
-            "processes, signal handlers or other programs)"
-        )
-    else:
-        parts.append("no seccomp filter (libseccomp is missing)")
-    parts.append("a guard refusing the grader's frames, gc listings, trace hooks, ctypes and /proc")
     parts.append("limits on time, memory, processes and output")
-    return "; ".join(parts) + "."
+    return parts
+
+
+def files_confined_here(wanted: str = "auto") -> bool:
+    """Say whether student code would be kept from the grader's files here (Landlock or bwrap).
+
+    Cheap where the kernel offers Landlock, which confines every mode; otherwise it probes
+    bubblewrap, as a job would.
+    """
+    if landlock.abi() > 0:
+        return True
+    try:
+        return isolation_here(wanted).files_confined
+    except RuntimeError:
+        return False
 
 
 def bubblewrap_works(isolation: Isolation) -> bool:

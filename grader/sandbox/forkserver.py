@@ -89,6 +89,7 @@ class ForkServer:
             "private": self.isolation.private_mounts,
             "scratch": scratch,
             "core": self.worker_core,
+            "confine": self.isolation.confinement(scratch),
         }
         self._send(message, fds)
         return self.spawned

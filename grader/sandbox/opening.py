@@ -28,6 +28,7 @@ from typing import Any, NoReturn
 from grader.sandbox import containment, runtime, syscalls
 from grader.sandbox.containment import Isolation
 from grader.sandbox.forkserver import ForkServer
+from grader.sandbox.inside import landlock
 
 
 class Opening:
@@ -79,7 +80,9 @@ class Opening:
         copied = self.said[0] if self.said else {}
         if "runtime" not in copied or self._verdict_heard() or not _may_try_bubblewrap(self.wanted):
             return
-        isolation = Isolation("bubblewrap", copied["runtime"], self.uid, _program(copied))
+        isolation = Isolation(
+            "bubblewrap", copied["runtime"], self.uid, _program(copied), copied["landlock"]
+        )
         self.ahead = server = ForkServer(isolation, self.worker_core)
         with contextlib.suppress(OSError):
             server.spawn_ready()
@@ -195,12 +198,10 @@ def _set_up_and_report(folder: Path, wanted: str, report: int) -> NoReturn:
         containment.adopt_orphans()
         copied = runtime.prepare_runtime(folder)
         program = syscalls.worker_program()
-        _say(
-            report, {"runtime": str(copied), "seccomp": None if program is None else program.hex()}
-        )
+        _say(report, {"runtime": str(copied), "seccomp": _hex(program), "landlock": landlock.abi()})
         isolation = containment.choose_isolation(copied, wanted)
-        seccomp = None if isolation.seccomp is None else isolation.seccomp.hex()
-        said = {"mode": isolation.mode, "runtime": isolation.runtime, "seccomp": seccomp}
+        said: dict[str, object] = {"mode": isolation.mode, "runtime": isolation.runtime}
+        said |= {"seccomp": _hex(isolation.seccomp), "landlock": isolation.landlock}
     except BaseException as error:  # said to the job, which raises it in its own process
         said = {"error": str(error) or type(error).__name__}
     finally:
@@ -233,7 +234,7 @@ def _verdict(said: dict[str, Any], uid: int | None) -> Isolation | str:
         return str(said["error"])
     if "mode" not in said:
         return "the runtime set-up ended without a word"
-    return Isolation(said["mode"], said["runtime"], uid, _program(said))
+    return Isolation(said["mode"], said["runtime"], uid, _program(said), said["landlock"])
 
 
 def _program(said: Mapping[str, Any]) -> bytes | None:

@@ -40,10 +40,30 @@ NAMESPACES += ("mount_setattr",)
 # memfd memory is not address space, so RLIMIT_AS would not see it; sockets reach other
 # processes (the network namespace has none, the fallback has no namespace at all).
 ESCAPES = ("memfd_create", "socket", "socketpair", "io_uring_setup")
+# System V IPC and POSIX message queues outlive a worker and are shared by everyone in an IPC
+# namespace: without bubblewrap (which gives each worker its own), one student's worker could
+# leave data there for the next. Shared memory files in /dev/shm are Landlock's or bubblewrap's.
+IPC: tuple[str, ...] = ("shmget", "shmat", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl")
+IPC += ("semget", "semop", "semtimedop", "semctl", "mq_open", "mq_unlink", "mq_timedsend")
+IPC += ("mq_timedreceive", "mq_notify", "mq_getsetattr")
+# Signals: a worker has no process of its own to signal (it may fork none), and without root
+# every other process of the grader's user, another student's worker or the grader itself,
+# would be in reach. A worker that aborts itself still ends (the C library falls back to a
+# fault). Its fork server signals it, unfiltered.
+SIGNALS: tuple[str, ...] = (
+    "kill",
+    "tkill",
+    "tgkill",
+    "rt_sigqueueinfo",
+    "rt_tgsigqueueinfo",
+    "pidfd_send_signal",
+)
+SIGNALS += ("pidfd_open",)
 # No signal handler (it could run student code while the guard works), no thread or process
 # (one could edit records while the guard reads them), no other program.
 RUNNING = ("rt_sigaction", "clone", "fork", "vfork", "execve", "execveat")
-DENIED = KEYRINGS + OTHER_PROCESSES + KERNEL + MODULES + NAMESPACES + ESCAPES + RUNNING
+DENIED = KEYRINGS + OTHER_PROCESSES + KERNEL + MODULES + NAMESPACES + ESCAPES + IPC + SIGNALS
+DENIED += RUNNING
 
 
 def worker_program() -> bytes | None:

@@ -2,6 +2,8 @@
 
 from pathlib import Path
 
+from host_expectations import slower
+
 from grader.model import CodeUnit, Limits
 from grader.sandbox.session import SubmissionSession
 
@@ -10,8 +12,14 @@ REFERENCE = (FIXTURES / "correct" / "reference.py").read_text(encoding="utf-8")
 
 
 def session_for(server, source, serial=0, **limits):
-    """Return a session for one submission made of `source`, with `limits` over the defaults."""
+    """Return a session for one submission made of `source`, with `limits` over the defaults.
+
+    Its time limits grow with the host's slowness (tests/host_expectations.py).
+    """
     unit = CodeUnit("submission", "submission.py", source)
+    limits = {"timeout": Limits.timeout, "test_timeout": Limits.test_timeout, **limits}
+    for name in ("timeout", "test_timeout"):
+        limits[name] = slower(limits[name])
     return SubmissionSession([unit], Limits(**limits), server, serial)
 
 

@@ -31,6 +31,7 @@ from course.checks import CHECKS
 MIRROR = "http://deb.debian.org/debian"
 SUITE = "bookworm"  # Debian 12, whose Python (3.11) and bubblewrap (0.8) Gradescope would get
 CACHE = PROJECT / "build" / "gradescope-roots"
+WITHOUT_LANDLOCK = PROJECT / "tests" / "hosts" / "without_landlock.py"
 # Bubblewrap older than Ubuntu 22.04's 0.6: Debian 11's 0.4.1, to run the sandbox's command line
 # for real with an old bubblewrap (the archive holds no 0.6).
 OLD_BUBBLEWRAP = ("bullseye", "bubblewrap=0.4.1-3")
@@ -166,12 +167,16 @@ def test_a_submission_searching_the_disk_gains_nothing_over_its_honest_twin(imag
 
 
 def test_the_search_finds_and_uses_the_hidden_tests_where_nothing_stops_it(image):
-    """The attack is real: with the source readable and no bubblewrap, it scores full marks."""
+    """The attack is real: with the source readable, no bubblewrap and no Landlock, it scores
+    full marks (tests/hosts/without_landlock.py takes Landlock away, as an older kernel would).
+    """
     root, _ = image
+    shutil.copy(WITHOUT_LANDLOCK, root / "tmp" / "without_landlock.py")
     script = (
         "chmod -R a+rX /autograder/source && cd /autograder/source && "
+        "/autograder/venv/bin/python /tmp/without_landlock.py "
         "/autograder/venv/bin/python -m grader grade /autograder/submission/answer.py "
-        "--isolation process --out /tmp/unconfined"
+        "--isolation process --allow-unconfined-files --out /tmp/unconfined"
     )
     shutil.rmtree(root / "autograder" / "submission", ignore_errors=True)
     (root / "autograder" / "submission").mkdir()

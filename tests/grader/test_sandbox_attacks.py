@@ -2,11 +2,13 @@
 
 Each fixture in fixtures/submissions/adversarial/ named in CHEATS is a buggy submission plus a
 cheat (forged handler records, frame walking, gc scanning, hooks, signals, threads, a dict key
-whose `__eq__` runs inside the guard, forged replies, a keyring shared with another student,
-resources left behind); its twin in fixtures/submissions/twins/ is the same code with only the
-cheat removed. One batch grades every cheat, every twin and a reference copy after each of them
-in the same job, so a cheat that works shows as points over its twin, and one that harms
-others as a reference copy losing points or as something left on the machine.
+whose `__eq__` runs inside the guard, forged replies, a keyring or a shared folder carrying an
+answer to another student, signals to every process in reach, resources left behind); its twin
+in fixtures/submissions/twins/ is the same code with only the cheat removed. One batch grades
+every cheat, every twin and a reference copy after each of them in the same job, so a cheat
+that works shows as points over its twin, and one that harms others as a reference copy losing
+points or as something left on the machine. As root each submission has a user id of its own;
+without root (tests/hosts/) every worker has the grader's, and the same batch must hold.
 """
 
 import contextlib
@@ -23,6 +25,7 @@ from pathlib import Path
 import psutil
 import pytest
 from grader_cli import run_grader
+from host_expectations import only_host_walls, slower
 
 from grader.model import CATEGORIES, TEST_STATUSES, CodeUnit, Limits, Submission
 from grader.run import RunSettings, hidden_tests, run_submissions
@@ -34,7 +37,8 @@ FIXTURES = PROJECT / "fixtures/submissions"
 REFERENCE = (FIXTURES / "correct/reference.py").read_text(encoding="utf-8")
 # Small limits, as in test_sandbox_adversarial.py: filling memory fits within a test's time.
 SETTINGS = RunSettings(
-    jobs=2, limits=Limits(timeout=3.0, test_timeout=1.0, output_limit=4096, memory_mb=256)
+    jobs=2,
+    limits=Limits(timeout=slower(3.0), test_timeout=slower(1.0), output_limit=4096, memory_mb=256),
 )
 # Workers run as user ids from here up (grader/sandbox/containment.py, UID_BASE).
 WORKER_UID_BASE = 200_000
@@ -45,6 +49,9 @@ SHARED_MEMORY = "/dev/shm"
 CHEATS = (
     "keyring-carries-data",
     "keyring-reader",
+    # The same through the files a worker might share with the next: /tmp, /dev/shm, home.
+    "leaves-answer-in-shared-folders",
+    "looks-for-answer-in-shared-folders",
     "forges-handler-records",
     "walks-frames-to-observer",
     "patches-main-module",
@@ -67,7 +74,22 @@ CHEATS = (
     "fills-disk",
     "hogs-cpu-after-return",
     "deep-directory-tree",
+    # Signals to every process the worker's user may reach: without root, the grader's own.
+    "kills-every-process-it-may",
 )
+# The cheats whose walls differ from host to host (a user id per submission, bubblewrap's
+# namespaces, Landlock, cgroups): all a slow host grades (tests/host_expectations.py).
+HOST_WALLS = (
+    "keyring-carries-data",
+    "keyring-reader",
+    "leaves-answer-in-shared-folders",
+    "looks-for-answer-in-shared-folders",
+    "fills-shared-memory",
+    "kills-every-process-it-may",
+)
+GRADED = HOST_WALLS if only_host_walls() else CHEATS
+# Each reader of what a carrier left, graded alone first: what it finds when nobody left it.
+READERS = ("keyring-reader", "looks-for-answer-in-shared-folders")
 # The test status at least one of a fixture's tests must end with: reaching into the grader's
 # side of the worker (its frames, objects, hooks, signals, threads or pipes) is forbidden.
 EXPECTED_LABEL = {
@@ -110,19 +132,26 @@ def grade(submissions, settings):
     return {r.submission.student: score(r, tests) for r in run_submissions(submissions, settings)}
 
 
-class WorkerUsers:
-    """Collect the user ids of this process's workers while a batch runs.
+FORK_SERVER = "grader.sandbox.inside.forkserver"
+
+
+class Workers:
+    """Collect this process's workers, and the user ids they ran as, while a batch runs.
 
     Only this test's workers count: other grading runs on the machine have workers of their
     own, which these tests must neither blame nor clean up. Every worker, and anything it
-    forks, stays a descendant of its job while the job lives (jobs adopt orphans), so
-    sampling the descendants of this process finds every user id the batch used.
+    forks, stays a descendant of its job while the job lives (jobs adopt orphans), so sampling
+    the descendants of this process finds them all. As root each submission has a user id of
+    its own, from WORKER_UID_BASE up; without root workers run as this test's own user, and a
+    worker is known by its fork server's command line, which a fork keeps.
     """
 
     def __init__(self):
         self.uids = set()
+        self.seen = set()  # (pid, start time) of each worker seen
         self.done = threading.Event()
         self.thread = threading.Thread(target=self._sample, daemon=True)
+        self.before = {folder: set(own_entries(folder)) for folder in ("/tmp", SHARED_MEMORY)}
 
     def __enter__(self):
         self.thread.start()
@@ -141,6 +170,29 @@ class WorkerUsers:
                         uid = max(child.uids())
                         if uid >= WORKER_UID_BASE:
                             self.uids.add(uid)
+                        if uid >= WORKER_UID_BASE or FORK_SERVER in " ".join(child.cmdline()):
+                            self.seen.add((child.pid, child.create_time()))
+
+    def alive(self):
+        """Every worker process still running (zombies included), and any of a worker user."""
+        found = {p.pid: p for p in processes_of(self.uids)}
+        for pid, started in self.seen:
+            with contextlib.suppress(psutil.Error):
+                process = psutil.Process(pid)
+                if process.create_time() == started and process.pid not in found:
+                    found[pid] = process
+        return list(found.values())
+
+    def files(self, folder):
+        """What a worker left directly in `folder`: its user's entries, or ours made since."""
+        if self.uids:
+            return entries_of(self.uids, folder)
+        return sorted(set(own_entries(folder)) - self.before[folder])
+
+
+def own_entries(folder):
+    """Entries of `folder` that this process's user owns, when the grader is not root."""
+    return [] if os.geteuid() == 0 else entries_of({os.geteuid()}, folder)
 
 
 def processes_of(uids):
@@ -167,11 +219,12 @@ def grader_folders():
     return set(glob.glob("/tmp/grader-*"))
 
 
-def left_grader_folders(before, uids):
+def left_grader_folders(before, workers):
     """The grader-* folders in /tmp new since `before` that this batch left.
 
-    A worker's folder is owned by its user; the job's and the run's folders are root's, and
-    count only when no other grading run, one these tests did not start, is alive to own them.
+    A worker's folder is owned by its user; the job's and the run's folders are the grader's,
+    and count only when no other grading run, one these tests did not start, is alive to own
+    them.
     """
     mine = {p.pid for p in psutil.Process().children(recursive=True)}
     others = any(
@@ -181,7 +234,7 @@ def left_grader_folders(before, uids):
     found = []
     for path in grader_folders() - before:
         with contextlib.suppress(FileNotFoundError):
-            if os.lstat(path).st_uid in uids or not others:
+            if os.lstat(path).st_uid in workers.uids or not others:
                 found.append(path)
     return sorted(found)
 
@@ -198,49 +251,49 @@ def settle(check, seconds=3.0):
     return found
 
 
-def clean_up(uids):
+def clean_up(workers):
     """Remove what this batch's workers left behind, so a failing run does not litter."""
-    for process in processes_of(uids):
+    for process in workers.alive():
         with contextlib.suppress(psutil.Error):
             process.kill()
     for folder in ("/tmp", SHARED_MEMORY):
-        for path in entries_of(uids, folder):
+        for path in workers.files(folder):
             # `rm` copes with trees deeper than any recursive Python clean-up.
             subprocess.run(["rm", "-rf", "--one-file-system", path], check=False)
 
 
 @pytest.fixture(scope="module")
-def reader_alone():
-    """The keyring reader graded on its own, before the batch: nobody left it anything."""
-    with WorkerUsers() as users:
+def readers_alone():
+    """The readers graded on their own, before the batch: nobody left them anything."""
+    with Workers() as workers:
         try:
-            return grade([fixture("adversarial", "keyring-reader")], replace(SETTINGS, jobs=1))
+            readers = [fixture("adversarial", name) for name in READERS]
+            return grade(readers, replace(SETTINGS, jobs=1))
         finally:
-            clean_up(users.uids)
+            clean_up(workers)
 
 
 @pytest.fixture(scope="module")
-def batch(reader_alone):
+def batch(readers_alone):
     """One batch of every cheat, every twin and the reference copies; what it left behind."""
     folders_before = grader_folders()
     shared_before = shared_memory_used()
-    with WorkerUsers() as users:
-        grades = grade(batch_order(CHEATS), SETTINGS)
+    with Workers() as workers:
+        grades = grade(batch_order(GRADED), SETTINGS)
     try:
-        uids = users.uids
         left = {
-            "uids": uids,
+            "workers": workers.seen,
             "processes": [
-                f"{p.pid} uid {max(p.info['uids'])} {p.info['status']} {p.info['cmdline']}"
-                for p in settle(lambda: processes_of(uids))
+                f"{p.pid} uid {max(p.uids())} {p.status()} {p.cmdline()}"
+                for p in settle(workers.alive)
             ],
-            "grader_folders": settle(lambda: left_grader_folders(folders_before, uids)),
+            "grader_folders": settle(lambda: left_grader_folders(folders_before, workers)),
             "shared_memory_growth": shared_memory_used() - shared_before,
-            "files": {folder: entries_of(uids, folder) for folder in ("/tmp", SHARED_MEMORY)},
+            "files": {folder: workers.files(folder) for folder in ("/tmp", SHARED_MEMORY)},
         }
         yield {"grades": grades, "left": left}
     finally:
-        clean_up(users.uids)
+        clean_up(workers)
 
 
 def points(grade):
@@ -251,7 +304,7 @@ def statuses(grade):
     return {outcome.status for outcome in grade.run.outcomes} | {grade.run.status}
 
 
-@pytest.mark.parametrize("name", CHEATS)
+@pytest.mark.parametrize("name", GRADED)
 def test_a_cheat_earns_no_more_than_its_honest_twin_in_any_category(batch, name):
     cheat = points(batch["grades"][name])
     twin = points(batch["grades"][f"twin-{name}"])
@@ -261,7 +314,7 @@ def test_a_cheat_earns_no_more_than_its_honest_twin_in_any_category(batch, name)
 
 def test_every_reference_copy_between_the_cheats_earns_full_marks(batch):
     references = {n: g for n, g in batch["grades"].items() if n.startswith("reference-")}
-    assert len(references) == 2 * len(CHEATS)
+    assert len(references) == 2 * len(GRADED)
     harmed = {
         name: (grade.run.status, grade.score, grade.run.reason)
         for name, grade in references.items()
@@ -270,12 +323,13 @@ def test_every_reference_copy_between_the_cheats_earns_full_marks(batch):
     assert not harmed
 
 
-def test_the_keyring_reader_scores_what_it_scores_when_graded_alone(batch, reader_alone):
-    assert points(batch["grades"]["keyring-reader"]) == points(reader_alone["keyring-reader"])
+@pytest.mark.parametrize("name", READERS)
+def test_a_reader_scores_what_it_scores_when_graded_alone(batch, readers_alone, name):
+    assert points(batch["grades"][name]) == points(readers_alone[name])
 
 
-def test_no_process_of_a_worker_user_outlives_the_batch(batch):
-    assert batch["left"]["uids"], "no worker user was seen: the sampling is broken"
+def test_no_worker_process_outlives_the_batch(batch):
+    assert batch["left"]["workers"], "no worker was seen: the sampling is broken"
     assert batch["left"]["processes"] == []
 
 

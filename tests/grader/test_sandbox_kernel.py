@@ -1,23 +1,18 @@
-"""The kernel's part of the sandbox: seccomp programs under bubblewrap, and cgroup v1 limits.
+"""The kernel's part of the sandbox: seccomp programs under bubblewrap, a worker's own mounts.
 
 These run real children (as root, like CI): nothing is mocked, so each test fails if the kernel
-stops enforcing what it states.
+stops enforcing what it states. The cgroups have tests of their own (test_sandbox_cgroups.py).
 """
 
 import json
-import select
-import signal
 import subprocess
 import sys
 import textwrap
-import time
-import uuid
 from pathlib import Path
 
 import pyseccomp
-import pytest
 
-from grader.sandbox import cgroups, containment, syscalls
+from grader.sandbox import containment, syscalls
 from grader.sandbox.runtime import prepare_runtime
 
 REPO = Path(__file__).resolve().parents[2]
@@ -191,168 +186,6 @@ from grader.sandbox.inside.syscalls import install
 print(json.dumps([outcome(lambda: install(program)) for program in (b"", bytes(8))]))
 """
     assert _report(_sandboxed(code, None)) == ["EINVAL", "EINVAL"]
-
-
-# cgroups
-
-
-@pytest.fixture
-def make_group():
-    made: list[cgroups.WorkerGroup] = []
-
-    def make(memory_bytes: int = 256 * MIB, pids: int = 32) -> cgroups.WorkerGroup:
-        group = cgroups.WorkerGroup.create(f"test-{uuid.uuid4().hex[:12]}", memory_bytes, pids)
-        assert group is not None
-        made.append(group)
-        return group
-
-    yield make
-    for group in made:
-        group.close()
-
-
-def _python(code: str, group: cgroups.WorkerGroup, **options) -> subprocess.Popen:
-    command = [sys.executable, "-I", "-c", PRELUDE + textwrap.dedent(code)]
-    return subprocess.Popen(command, preexec_fn=group.attach_self, text=True, **options)
-
-
-def test_every_controller_is_usable_here():
-    assert cgroups.available() == ("memory", "pids", "cpu", "cpuacct")
-
-
-def test_create_writes_the_limits(make_group):
-    group = make_group(64 * MIB, 4)
-    memory = group.paths["memory"]
-    assert int((memory / "memory.limit_in_bytes").read_text()) == 64 * MIB
-    assert int((memory / "memory.memsw.limit_in_bytes").read_text()) == 64 * MIB
-    assert int((memory / "memory.swappiness").read_text()) == 0
-    assert (group.paths["pids"] / "pids.max").read_text().strip() == "4"
-    assert (group.paths["cpu"] / "cpu.shares").read_text().strip() == "1024"
-
-
-def test_create_refuses_a_name_already_in_use(make_group):
-    group = make_group()
-    assert cgroups.WorkerGroup.create(group.name, 64 * MIB, 4) is None
-    assert all(path.exists() for path in group.paths.values())  # the first one is untouched
-
-
-def test_attach_self_moves_the_child_into_every_group(make_group):
-    group = make_group()
-    child = _python("print(open('/proc/self/cgroup').read())", group, stdout=subprocess.PIPE)
-    out, _ = child.communicate(timeout=10)
-    lines = dict(line.split(":", 2)[1:] for line in out.split())
-    for controller in cgroups.CONTROLLERS:
-        assert lines[controller].endswith(f"/grader/{group.name}")
-
-
-FILLERS = {
-    "shm file": "target = open(SHM, 'wb', buffering=0)\nput = target.write",
-    "memfd": "fd = os.memfd_create('fill')\nput = lambda chunk: os.write(fd, chunk)",
-    "shared mmap": (
-        "import mmap\narea = mmap.mmap(-1, 200 * MIB)\n"
-        "def put(chunk, at=[0]):\n    area[at[0]:at[0] + MIB] = chunk\n    at[0] += MIB"
-    ),
-    "heap": "kept = []\nput = kept.append",
-}
-
-
-@pytest.mark.parametrize("filler", list(FILLERS))
-def test_memory_limit_stops_a_child_filling_200_mib(make_group, filler):
-    group = make_group(64 * MIB)
-    shm = Path(f"/dev/shm/test-sandbox-kernel-{group.name}")
-    code = f"MIB = {MIB}\nSHM = {str(shm)!r}\n{FILLERS[filler]}\n"
-    code += "for count in range(1, 201):\n    put(b'x' * MIB)\n    print(count, flush=True)\n"
-    try:
-        child = _python(code, group, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        out, _ = child.communicate(timeout=20)
-        filled = int(out.split()[-1]) if out.split() else 0
-        assert child.returncode == -signal.SIGKILL
-        assert filled < 64
-        assert group.memory_exhausted()
-        if filler == "shm file":  # the file outlives its writer, and stays charged to the group
-            usage = int((group.paths["memory"] / "memory.usage_in_bytes").read_text())
-            assert usage >= 32 * MIB
-    finally:
-        shm.unlink(missing_ok=True)
-
-
-def test_an_honest_child_is_not_reported_out_of_memory(make_group):
-    group = make_group(64 * MIB)
-    child = _python("kept = b'x' * (8 * 1024 * 1024)", group)
-    assert child.wait(timeout=10) == 0
-    assert not group.memory_exhausted()
-
-
-def _line(stream, seconds: float) -> str:
-    ready, _, _ = select.select([stream], [], [], seconds)
-    assert ready, "the child said nothing"
-    return stream.readline()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
-def test_pids_limit_stops_a_fork_loop_and_close_kills_the_forks(make_group):
-    group = make_group(pids=4)
-    code = """
-    import time
-    forks, refused = [], 0
-    for _ in range(20):
-        try:
-            pid = os.fork()
-        except BlockingIOError:
-            refused += 1
-            continue
-        if pid == 0:
-            time.sleep(60)
-            os._exit(0)
-        forks.append(pid)
-    print(json.dumps({"forks": forks, "refused": refused}), flush=True)
-    time.sleep(60)
-    """
-    child = _python(code, group, stdout=subprocess.PIPE)
-    try:
-        report = json.loads(_line(child.stdout, 10))
-        assert len(report["forks"]) == 3 and report["refused"] == 17  # 3 forks + the child = 4
-        assert sorted(group.pids()) == sorted([child.pid, *report["forks"]])
-        group.close()
-        assert child.wait(timeout=5) == -signal.SIGKILL
-        deadline = time.monotonic() + 5
-        while any(map(_alive, report["forks"])) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert not any(map(_alive, report["forks"]))
-        assert not any(path.exists() for path in group.paths.values())
-    finally:
-        child.kill()
-        child.wait()
-        child.stdout.close()
-
-
-def test_cpu_seconds_grow_for_a_busy_child(make_group):
-    group = make_group()
-    assert group.cpu_seconds() == 0.0
-    busy = "import time\nwhile time.process_time() < 0.4:\n    pass\n"
-    assert _python(busy, group).wait(timeout=10) == 0
-    assert group.cpu_seconds() >= 0.35
-
-
-def test_close_kills_an_attached_process_and_removes_every_folder(make_group):
-    group = make_group()
-    sleeper = subprocess.Popen(["sleep", "60"])
-    try:
-        group.attach(sleeper.pid)
-        assert group.pids() == [sleeper.pid]
-        group.close()
-        assert sleeper.wait(timeout=5) == -signal.SIGKILL
-        assert not any(path.exists() for path in group.paths.values())
-        group.close()  # a second close, with nothing left, does not raise either
-    finally:
-        sleeper.kill()
-        sleeper.wait()
 
 
 # What a worker does to itself as the fork server forks it (grader/sandbox/inside/syscalls.py)

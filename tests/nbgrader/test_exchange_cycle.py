@@ -16,7 +16,6 @@ import pwd
 import re
 import secrets
 import shutil
-import stat
 import subprocess
 import sys
 import tempfile
@@ -26,6 +25,7 @@ from datetime import UTC, timedelta
 from pathlib import Path
 
 import pytest
+from accounts import make_account, python_for_users, remove_account
 from classroom import ASSIGNMENT, answer_in_place, budget_bug, reference_answers
 from conftest import GRADED_NOTEBOOK, VENV_BIN
 
@@ -62,34 +62,6 @@ class Classroom:
         return Path(pwd.getpwnam(student).pw_dir)
 
 
-def reachable_by_all(path):
-    """Say whether every user may run `path`: it and each folder above it let others in."""
-    path = Path(os.path.realpath(path))
-    return all(os.stat(p).st_mode & stat.S_IXOTH for p in [path, *path.parents])
-
-
-def python_for_students(base):
-    """Return a Python the student accounts can run, with this environment's packages.
-
-    The test's own interpreter serves when every user may run it, as on CI. Where it is not
-    (a Python installed under a private home), a JupyterHub-like system Python of the same
-    version gets the packages through a .pth file, in a small environment under `base`.
-    """
-    if reachable_by_all(sys.executable):
-        return Path(sys.executable)
-    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-    system = Path("/usr/bin") / version
-    assert reachable_by_all(system), f"no {version} that student accounts may run"
-    folder = base / "student-python"
-    subprocess.run([str(system), "-m", "venv", "--without-pip", str(folder)], check=True)
-    [site_packages] = (folder / "lib").glob("python*/site-packages")
-    ours = next(p for p in map(Path, sys.path) if p.name == "site-packages" and p.is_dir())
-    (site_packages / "course-packages.pth").write_text(
-        f"import site; site.addsitedir({str(ours)!r})\n", encoding="utf-8"
-    )
-    return folder / "bin" / "python"
-
-
 def run_as(user, cwd, *arguments, python=None, check=True):
     """Run an nbgrader command as `user` (None: the instructor, root) in `cwd`."""
     python = python or Path(sys.executable)
@@ -123,11 +95,7 @@ def run_as(user, cwd, *arguments, python=None, check=True):
 def make_student(base, name):
     """Create a Unix account `name` with its home under `base`, as an administrator would."""
     home = base / "home" / name
-    subprocess.run(
-        ["useradd", "--create-home", "--home-dir", str(home), "--user-group", name],
-        check=True,
-        capture_output=True,
-    )
+    make_account(name, home)
     # The student's own nbgrader settings: the course and where its exchange is.
     config = home / ".jupyter" / "nbgrader_config.py"
     config.parent.mkdir()
@@ -167,7 +135,7 @@ def classroom():
         yield _run_cycle(base, diligent, hasty)
     finally:
         for student in created:
-            subprocess.run(["userdel", "--remove", student], capture_output=True, check=False)
+            remove_account(student)
         shutil.rmtree(base, ignore_errors=True)
 
 
@@ -192,7 +160,7 @@ def _run_cycle(base, diligent, hasty):
         logs.setdefault(arguments[0], []).append(output)
         return output
 
-    python = python_for_students(base)
+    python = python_for_users(base)
 
     def student(user, *arguments):
         output = run_as(user, pwd.getpwnam(user).pw_dir, *arguments, python=python)

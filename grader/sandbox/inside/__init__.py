@@ -15,4 +15,5 @@ the project is this folder, `course/` and the empty packages above it.
     rules     what the guard refuses and checks (guard-only)
     seal      shuts the worker in before student code: user, limits, threads, signals
     syscalls  applies the late seccomp filter to the worker itself
+    landlock  confines the worker's files (and, by kernel version, ports, signals, sockets)
 """

@@ -9,11 +9,14 @@ A request to spawn carries the new worker's descriptors (its channel, its output
 for its exit status and the `cgroup.procs` files of its control groups) with SCM_RIGHTS. The
 child joins its control groups, gets private mounts (its own /tmp, /dev/shm and scratch tmpfs,
 and its own IPC namespace) where the sandbox allows them, renumbers its channel to the fixed
-descriptors, forgets the parent's start line, and becomes a worker: `guard.install()` switches
-to the submission's user, applies limits and the seccomp filter before any student code runs.
+descriptors, forgets the parent's start line, confines its files with Landlock where the trusted
+side asks (`confine`: the folders it may read and those it may change), and becomes a worker:
+`guard.install()` switches to the submission's user, applies limits and the seccomp filter
+before any student code runs.
 
     spawn  {"op": "spawn", "child": N, "private": bool, "scratch": path or null,
-            "core": the processor the worker keeps to, or null}
+            "core": the processor the worker keeps to, or null,
+            "confine": {"read": [paths], "write": [paths]} or null}
            with descriptors [request, reply, output, status, *cgroup.procs]
     kill   {"op": "kill", "child": N, "sweep_uid": uid or null}
 
@@ -32,7 +35,7 @@ import socket
 import sys
 from typing import Any, NoReturn
 
-from grader.sandbox.inside import guard, loop, syscalls
+from grader.sandbox.inside import guard, landlock, loop, syscalls
 from grader.sandbox.inside.protocol import CONTROL_FD
 
 # The control socket arrives on CONTROL_FD (protocol.py); it is moved out of the way at once, so
@@ -198,6 +201,8 @@ def _become_worker(message: dict[str, Any], fds: list[int], server: Server) -> N
         else:
             os.chdir(message["scratch"])
             os.environ["HOME"] = os.environ["TMPDIR"] = message["scratch"]
+        if message.get("confine") is not None:  # after the mounts, which it would refuse
+            landlock.restrict(message["confine"]["read"], message["confine"]["write"])
         _forget_start_line()
         guard.install()
         code = 0

@@ -66,6 +66,9 @@ c.CourseDirectory.ignore = [*nbgrader_default(CourseDirectory, "ignore"), HISTOR
 # system every student reaches, writable by all (release_assignment makes it so, given rights).
 c.CourseDirectory.course_id = "bounded-results"
 c.Exchange.root = "/srv/nbgrader/exchange"
+# Collect copies as the instructor from the exchange, which every student may write: the
+# course's collect copies regular files and folders only, never what a link names.
+c.ExchangeFactory.collect = "grader.integrations.nbgrader_exchange.CollectWithoutLinks"
 
 # Autograde checks each student's locked cells against the instructor's; the course's version
 # compares them with what was released (hidden tests removed), so an untouched grade cell no

@@ -32,6 +32,7 @@ from grader.paths import LESSONS, PROJECT_ROOT, SUBMISSIONS
 from grader.pipeline import grade_submissions
 from grader.run import RunSettings
 from grader.sandbox.cleanup import temporary_folder
+from grader.selfcheck_trees import build_trees
 
 EXCEPTIONS_FILE = "exceptions.toml"
 FULL_MARKS = "correct"  # the folder of the submissions that earn every point
@@ -66,6 +67,7 @@ class Expectation:
     keeps: tuple[str, ...] = ()
     labels: tuple[str, ...] = ()
     summary: str = ""
+    found: Found | None = None  # as discovery found it, where the path alone cannot say
 
     def describe(self) -> str:
         """Return the expectation in a few words, for the self-check's output."""
@@ -231,16 +233,45 @@ def check(expectation: Expectation, grade: Grade) -> str:
     return f"expected {expectation.describe()}, got {got}"
 
 
-def run_selfcheck(expectations: list[Expectation], out: TextIO = sys.stdout) -> list[Expectation]:
-    """Grade every expectation's submission and print a line for each; return the failures."""
+def run_selfcheck(
+    expectations: list[Expectation], out: TextIO = sys.stdout, trees: bool = False
+) -> list[Expectation]:
+    """Grade every expectation's submission and print a line for each; return the failures.
+
+    With `trees`, the intake's attacks (grader/selfcheck_trees.py) are built and graded too.
+    """
     course = load_course()
-    submissions = [
-        load(Found(e.student, str(e.path), _kind_of(e.path)), course) for e in expectations
-    ]
-    printer = _Printer(expectations, out)
-    with temporary_folder("grader-selfcheck-") as folder:
+    with (
+        temporary_folder("grader-selfcheck-") as folder,
+        temporary_folder("grader-selfcheck-trees-") as class_folder,
+    ):
+        if trees:
+            expectations = expectations + tree_expectations(Path(class_folder))
+        submissions = [load(_found(e), course) for e in expectations]
+        printer = _Printer(expectations, out)
         grade_submissions(submissions, folder, RunSettings(jobs=JOBS), printer)
     return printer.failures
+
+
+def tree_expectations(folder: Path) -> list[Expectation]:
+    """Build the intake's attacks in `folder`; return what each must score."""
+    return [
+        Expectation(
+            tree.found.student,
+            Path(tree.found.path),
+            tree.attack.score,
+            labels=tree.attack.labels,
+            summary=tree.attack.summary,
+            found=tree.found,
+        )
+        for tree in build_trees(folder)
+    ]
+
+
+def _found(expectation: Expectation) -> Found:
+    if expectation.found is not None:
+        return expectation.found
+    return Found(expectation.student, str(expectation.path), _kind_of(expectation.path))
 
 
 class _Printer:
@@ -257,7 +288,9 @@ class _Printer:
     def advance(self, grade: Grade) -> None:
         expectation = self.by_student[grade.run.submission.student]
         difference = check(expectation, grade)
-        name = _shown_path(expectation.path)
+        name = (
+            f"trees/{expectation.student}" if expectation.found else _shown_path(expectation.path)
+        )
         if difference:
             self.failures.append(expectation)
             self._print(f"✗ {name}: {difference}")
@@ -302,7 +335,7 @@ def main(root: Path = SUBMISSIONS) -> int:
     except FixtureLayoutError as error:
         print(f"Self-check: {error}", file=sys.stderr)
         return 2
-    failures = run_selfcheck(expectations)
+    failures = run_selfcheck(expectations, trees=True)
     if failures:
         print(f"Self-check failed: {len(failures)} submission(s) did not score as expected.")
         return 1

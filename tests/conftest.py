@@ -28,6 +28,7 @@ SANDBOXED = {
     "test_gradescope_isolation",
     "test_gradescope_visible_checks",
     "test_hidden_catalogue",
+    "test_intake_attacks",
     "test_lms",
     "test_resume_runs",
     "test_run_buggy",

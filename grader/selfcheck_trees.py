@@ -1,0 +1,156 @@
+"""The self-check's attacks on the intake: submissions made of links, pipes and devices.
+
+A fixture file cannot hold a symbolic link to the course's solutions, a named pipe or a device
+node, so these are built at run time, in a class folder of their own, and graded in the same
+batch as the catalogue (grader/selfcheck.py). Each is a student's folder whose notebooks are
+not the student's own files: it must score nothing, as its twin, the untouched lessons, does,
+and be told why. The classmate it copies from is graded beside it, at full marks.
+
+    with temporary_folder() as folder:
+        for tree in build_trees(Path(folder)):   # Tree(expectation, found)
+            ...
+"""
+
+import os
+import shutil
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from course.manifest import Course, load_course
+from grader.intake.discover import Found, discover
+from grader.paths import LESSONS, SOLUTIONS
+
+CLASSMATE = "trees-classmate"  # a student who did the work, and whom the attacks copy
+# The size of the huge notebook: far over the cap, and sparse, so it takes no disk.
+HUGE_BYTES = 300_000_000
+
+
+@dataclass(frozen=True)
+class TreeAttack:
+    """One attack: the student folder's name, what it does, and what it must score."""
+
+    name: str
+    summary: str
+    score: str  # "full" or "zero", as grader.selfcheck.Expectation says
+    labels: tuple[str, ...] = ()
+    needs_root: bool = False
+
+
+@dataclass(frozen=True)
+class Tree:
+    """A built attack (or the classmate) and the Found discovery gave its folder."""
+
+    attack: TreeAttack
+    found: Found
+
+
+ATTACKS = (
+    TreeAttack(CLASSMATE, "A classmate's finished lessons, which the attacks below copy.", "full"),
+    TreeAttack(
+        "trees-links-to-solutions",
+        "Every notebook is a link to the course's solution notebook of its step.",
+        "zero",
+        ("unreadable",),
+    ),
+    TreeAttack(
+        "trees-links-to-classmate",
+        "Every notebook is a link to a classmate's notebook (../trees-classmate/...).",
+        "zero",
+        ("unreadable",),
+    ),
+    TreeAttack(
+        "trees-linked-folder",
+        "The student's folder itself is a link to a classmate's folder.",
+        "zero",
+        ("unreadable",),
+    ),
+    TreeAttack(
+        "trees-linked-assignment",
+        "An nbgrader student folder whose assignment folder links to a classmate's.",
+        "zero",
+        ("unreadable",),
+    ),
+    TreeAttack(
+        "trees-pipe-notebook",
+        "The untouched lessons, with step 7's notebook a named pipe that never ends.",
+        "zero",
+        ("error",),  # without step 7 there is no invoke_tool to call
+    ),
+    TreeAttack(
+        "trees-device-notebook",
+        "The untouched lessons, with step 7's notebook the device /dev/zero.",
+        "zero",
+        ("error",),
+        needs_root=True,
+    ),
+    TreeAttack(
+        "trees-huge-notebook",
+        "The untouched lessons, with step 1's notebook 300 MB long.",
+        "zero",
+    ),
+)
+
+
+def build_trees(folder: Path, course: Course | None = None) -> list[Tree]:
+    """Build every attack this user can build in `folder`; return them as discovery finds them."""
+    course = course or load_course()
+    lessons = _lessons_folder()
+    attacks = [a for a in ATTACKS if not a.needs_root or os.geteuid() == 0]
+    builders: dict[str, Callable[[Path], object]] = {
+        CLASSMATE: lambda place: shutil.copytree(SOLUTIONS / course.assignment, place),
+        "trees-links-to-solutions": lambda place: _links(
+            place, course, lambda name: SOLUTIONS / course.assignment / name
+        ),
+        "trees-links-to-classmate": lambda place: _links(
+            place, course, lambda name: Path("..", CLASSMATE, name)
+        ),
+        "trees-linked-folder": lambda place: place.symlink_to(CLASSMATE),
+        "trees-linked-assignment": lambda place: _linked_assignment(place, course),
+        "trees-pipe-notebook": lambda place: _lessons_with(
+            place, lessons, course.steps[-1].notebook, os.mkfifo
+        ),
+        "trees-device-notebook": lambda place: _lessons_with(
+            place, lessons, course.steps[-1].notebook, _zero_device
+        ),
+        "trees-huge-notebook": lambda place: _lessons_with(
+            place, lessons, course.steps[0].notebook, _huge_file
+        ),
+    }
+    for attack in attacks:
+        builders[attack.name](folder / attack.name)
+    by_student = {found.student: found for found in discover([folder], course)}
+    return [Tree(attack, by_student[attack.name]) for attack in attacks]
+
+
+def _lessons_folder() -> Path:
+    """Return the folder holding the generated lesson notebooks, however lessons/ nests it."""
+    return Path(discover([LESSONS])[0].path)
+
+
+def _links(place: Path, course: Course, target: Callable[[str], Path]) -> None:
+    place.mkdir()
+    for step in course.steps:
+        (place / step.notebook).symlink_to(target(step.notebook))
+
+
+def _linked_assignment(place: Path, course: Course) -> None:
+    place.mkdir()
+    (place / course.assignment).symlink_to(Path("..", CLASSMATE))
+
+
+def _lessons_with(place: Path, lessons: Path, notebook: str, make: Callable[[Path], None]) -> None:
+    """Copy the untouched lessons to `place`, then make `notebook` with `make` instead."""
+    shutil.copytree(lessons, place)
+    (place / notebook).unlink()
+    make(place / notebook)
+
+
+def _zero_device(path: Path) -> None:
+    os.mknod(path, stat.S_IFCHR | 0o644, os.makedev(1, 5))
+
+
+def _huge_file(path: Path) -> None:
+    with path.open("wb") as stream:
+        stream.truncate(HUGE_BYTES)

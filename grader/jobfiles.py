@@ -34,6 +34,7 @@ class LimitsData(TypedDict):
     output_limit: int
     memory_mb: int
     processes: int
+    held_mb: int
 
 
 def limits_data(limits: Limits) -> LimitsData:
@@ -44,6 +45,7 @@ def limits_data(limits: Limits) -> LimitsData:
         "output_limit": limits.output_limit,
         "memory_mb": limits.memory_mb,
         "processes": limits.processes,
+        "held_mb": limits.held_mb,
     }
 
 

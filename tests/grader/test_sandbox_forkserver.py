@@ -6,6 +6,7 @@ the next one finds nothing and grades as it would alone.
 """
 
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -100,6 +101,9 @@ def test_a_fork_server_that_died_is_started_again_for_the_next_worker(fork_serve
     doomed.start()
     os.killpg(fork_server.process.pid, signal.SIGKILL)  # as the machine might
     fork_server.process.wait()
+    # The worker dies with the server's namespace a moment later: its idle reply pipe then
+    # reads as ended (on a busy machine, a request sent sooner could still be answered).
+    assert select.select([doomed.worker.reply_read], [], [], 10)[0]
     with pytest.raises(SandboxProblem) as problem:
         doomed.call(scenario(returns({"n": 1})))
     doomed.stop()

@@ -9,7 +9,8 @@ STAMP := $(VENV)/.installed
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 LAB_ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help setup bytecode browser-deps sandbox-deps bench lessons check test test-fast handout grade mutation lab clean
+.PHONY: help setup bytecode browser-deps sandbox-deps lite-deps bench lessons check test test-fast handout \
+	lite lite-serve grade mutation lab clean
 
 help:
 	@echo "make grade         install, then grade the sample class into ./grades"
@@ -21,6 +22,8 @@ help:
 	@echo "make lessons       regenerate lessons/ from solutions/ with nbgrader"
 	@echo "make check         ruff, mypy, notebook hygiene, lessons in sync, contract table"
 	@echo "make handout       build what students receive into build/handout/ and build/handout.zip"
+	@echo "make lite          build the course as a browser site (JupyterLite) into build/lite/"
+	@echo "make lite-serve    serve build/lite/ on http://127.0.0.1:8000 with the headers it needs"
 	@echo "make bench         time the grader against nbgrader autograde (about 15 minutes)"
 	@echo "make mutation      grade every mutant of the reference; fail on an unexplained survivor"
 	@echo "make lab           open JupyterLab on the lessons"
@@ -61,6 +64,10 @@ sandbox-deps:
 		$(SUDO) apt-get install -y bubblewrap; } || \
 		echo "bubblewrap could not be installed; grading will use the fallback isolation"
 
+# npm brings the pinned Pyodide runtime for `make lite` (tooling/lite/package-lock.json).
+lite-deps:
+	@command -v npm >/dev/null 2>&1 || { $(SUDO) apt-get update && $(SUDO) apt-get install -y npm; }
+
 lessons: setup
 	$(BIN)/python -m tooling.lessons
 
@@ -72,7 +79,7 @@ check: setup
 	$(BIN)/python -m tooling.lessons --check
 	$(BIN)/python -m tooling.contract_table --check
 
-test: setup browser-deps bytecode check
+test: setup browser-deps bytecode check lite
 	$(BIN)/pytest
 
 # The inner loop: no browser, nbgrader, bubblewrap or minute-long test (tests/conftest.py).
@@ -81,6 +88,14 @@ test-fast: setup
 
 handout: setup
 	$(BIN)/python -m tooling.handout
+
+# The site is built from scratch every time (about 20 s once build/lite-cache/ holds the
+# downloads); tooling/lite/build.py says what goes in it.
+lite: setup lite-deps
+	$(BIN)/python -m tooling.lite build
+
+lite-serve: setup
+	$(BIN)/python -m tooling.lite serve
 
 bench: setup sandbox-deps bytecode
 	$(BIN)/python -m bench

@@ -10,6 +10,10 @@ from course.contract import falsy_values
 
 ASCII_HINT = "Non-ASCII characters came out as \\u escapes: pass ensure_ascii=False."
 BYTES_HINT = "Return the text (a str); the byte budget of step 4 encodes it."
+SPACES_HINT = (
+    "The two texts differ only in spaces: the JSON text is json.dumps's, with its default "
+    'separators ", " and ": ", which the byte budget of step 4 counts. Leave out separators=.'
+)
 TOO_DEEP = 100_000  # levels of nesting: more than Python's recursion, or json.dumps, can walk
 
 
@@ -57,7 +61,13 @@ def _text_problem(encode_json: StudentFunction, value: object) -> str | None:
         hint = f"\n{ASCII_HINT}"
     elif isinstance(text, bytes):
         hint = f"\n{BYTES_HINT}"
+    elif isinstance(text, str) and _spaceless(text) == _spaceless(expected):
+        hint = f"\n{SPACES_HINT}"
     return f"encode_json({show(value)}) returned {show(text)}; expected {show(expected)}.{hint}"
+
+
+def _spaceless(text: str) -> str:
+    return "".join(text.split())
 
 
 def _refusal_problem(encode_json: StudentFunction, value: object, why: str) -> str | None:

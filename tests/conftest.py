@@ -16,6 +16,7 @@ TESTS = Path(__file__).resolve().parent
 BY_FOLDER = {"browser": "browser", "nbgrader": "nbgrader"}
 # Modules of tests/grader whose tests start sandboxed workers or whole grading runs.
 SANDBOXED = {
+    "test_archives",
     "test_batch_robustness",
     "test_carry_forward",
     "test_class_report",

@@ -9,7 +9,6 @@ from builders import (
     own_cell,
     record_check_now,
     solution_cell,
-    write_lesson,
     write_lesson_with,
     write_notebook,
 )

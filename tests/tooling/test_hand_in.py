@@ -71,7 +71,9 @@ def test_it_works_from_the_lesson_folder_itself_and_names_unfinished_steps(unzip
     shutil.copy2(LESSONS / COURSE.assignment / step_2.notebook, folder / step_2.notebook)
     done = hand_in(folder, tmp_path / "out.zip")
     crossed = [line for line in done.lines if line.startswith("✗")]
-    assert crossed[0].startswith("✗ Step 2 (02-failure-codes.ipynb): `failure_code` is not finished")
+    assert crossed[0].startswith(
+        "✗ Step 2 (02-failure-codes.ipynb): `failure_code` is not finished"
+    )
     assert done.zip_path == tmp_path / "out.zip"
 
 

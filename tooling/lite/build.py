@@ -175,6 +175,7 @@ def lite_source(folder: Path, runtime: Path, wheels: Sequence[Path]) -> None:
     files.mkdir()
     for notebook in sorted((LESSONS / assignment_name()).glob("*.ipynb")):
         shutil.copy2(notebook, files / notebook.name)
+    shutil.copy2(STUDENT_FILES / "hand-in.ipynb", files / "hand-in.ipynb")
 
 
 def build_site(site: Path = SITE) -> Path:

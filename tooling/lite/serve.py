@@ -11,10 +11,10 @@ nothing.
 import argparse
 import contextlib
 import functools
+import os
 import sys
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import ClassVar
 
 FIRST_NOTEBOOK = "lab/index.html?path=01-the-envelope.ipynb"
 ISOLATION_HEADERS = {
@@ -29,14 +29,16 @@ TYPES = {".wasm": "application/wasm", ".mjs": "text/javascript", ".js": "text/ja
 class IsolatedSiteHandler(SimpleHTTPRequestHandler):
     """A static file handler that sends the cross-origin isolation headers with every answer."""
 
-    extensions_map: ClassVar[dict[str, str]] = {**SimpleHTTPRequestHandler.extensions_map, **TYPES}
-
     def end_headers(self) -> None:
         for name, value in ISOLATION_HEADERS.items():
             self.send_header(name, value)
         # The site changes only when it is rebuilt: the browser must not keep an old copy.
         self.send_header("Cache-Control", "no-cache")
         super().end_headers()
+
+    def guess_type(self, path: str | os.PathLike[str]) -> str:
+        """Return the file's content type, from TYPES first."""
+        return TYPES.get(Path(path).suffix.lower()) or super().guess_type(path)
 
     def log_message(self, format: str, *args: object) -> None:
         """Stay quiet: one line per file would bury the address the student needs."""

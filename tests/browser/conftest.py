@@ -19,14 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from lab_pages import CHROMEDRIVER, CHROMIUM, CHROMIUM_ARGUMENTS
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
 from grader.paths import SOLUTIONS
 from tooling.paths import assignment_name
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
 SERVER_START_SECONDS = 90
 # JupyterLab settings: render every cell (no virtual windowing, so the widget's cell is in the
 # page) and ask nothing about news or updates, whose pop-up could cover the page.
@@ -37,18 +36,6 @@ LAB_SETTINGS = {
         "checkForUpdates": False,
     },
 }
-CHROMIUM_ARGUMENTS = (
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--window-size=1400,1000",
-)
 
 
 @dataclass(frozen=True)

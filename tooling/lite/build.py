@@ -43,6 +43,12 @@ RUNTIME_FILES = (
 # The course's explorers need ipywidgets, which the handout installs from its requirements.
 COURSE_NEEDS = {"bounded-results-lesson": "ipywidgets"}
 KERNEL_SETTINGS = "@jupyterlite/pyodide-kernel-extension:kernel"
+# The handout's pyproject installs JupyterLab's settings as data files; the site's kernel has no
+# use for them (the site carries the same settings itself), so its wheel is `course/` alone.
+DATA_FILES = "[tool.setuptools.data-files]"
+# `<call>(<a>,<b>).value.then(` in coincident's minified code: a wait whose answer may be ready.
+WAIT_THEN = re.compile(r"([A-Za-z_$][\w$]*\([\w$]+,[\w$]+\))\.value\.then\(")
+ANSWERED = r'(v=>v&&typeof v.then=="function"?v:Promise.resolve(v))(\1.value).then('
 PIN = re.compile(r"^([A-Za-z0-9_.-]+)==(\S+)\s+--hash=sha256:([0-9a-f]{64})$")
 
 
@@ -146,7 +152,8 @@ def course_wheel(out_dir: Path) -> Path:
         source = Path(scratch) / "source"
         ignored = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints")
         shutil.copytree(PROJECT_ROOT / "course", source / "course", ignore=ignored)
-        shutil.copy2(STUDENT_FILES / "pyproject.toml", source / "pyproject.toml")
+        project = (STUDENT_FILES / "pyproject.toml").read_text(encoding="utf-8")
+        (source / "pyproject.toml").write_text(without_table(project, DATA_FILES), "utf-8")
         run(
             [
                 BUILD_VENV / "bin" / "python",
@@ -156,6 +163,19 @@ def course_wheel(out_dir: Path) -> Path:
         )
     [wheel] = out_dir.glob("bounded_results_lesson-*.whl")
     return wheel
+
+
+def without_table(toml_text: str, header: str) -> str:
+    """Return TOML text without the table `header` (and the comment lines just above it)."""
+    lines = toml_text.splitlines(keepends=True)
+    start = lines.index(header + "\n")
+    while start and lines[start - 1].startswith("#"):
+        start -= 1
+    end = next(
+        (i for i in range(lines.index(header + "\n") + 1, len(lines)) if lines[i].startswith("[")),
+        len(lines),
+    )
+    return "".join(lines[:start] + lines[end:])
 
 
 def lite_source(folder: Path, runtime: Path, wheels: Sequence[Path]) -> None:
@@ -199,10 +219,36 @@ def build_site(site: Path = SITE) -> Path:
             cwd=source,
         )
         shutil.copy2(HERE / "serve.py", output / "serve.py")
+        patch_synchronous_waits(output)
         check_settings(output)
         shutil.rmtree(site, ignore_errors=True)
         shutil.move(output, site)
     return site
+
+
+def patch_synchronous_waits(site: Path) -> int:
+    """Make the kernel's cross-thread calls survive an answer that is already there; return count.
+
+    With cross-origin isolation (serve.py's headers) the Pyodide kernel's worker and the page
+    call each other synchronously through the `coincident` library, which waits for an answer
+    with `Atomics.waitAsync(...).value.then(...)`. When the answer is already there,
+    `waitAsync` answers at once with a plain string, `.then` is not a function, and the call
+    never returns: the kernel hangs Busy (seen about one start or Run All in four here). Wrapped
+    so that a plain value becomes a resolved promise (and its own synchronous stand-in, which
+    has a `then`, is left as it is), an answer already there is taken at once. Raise
+    RuntimeError when the bundled code no longer has the pattern (a new version: look again).
+    """
+    static = site / "extensions" / "@jupyterlite" / "pyodide-kernel-extension" / "static"
+    patched = 0
+    for script in sorted(static.glob("*.js")):
+        text = script.read_text(encoding="utf-8")
+        fixed, count = WAIT_THEN.subn(ANSWERED, text)
+        if count:
+            script.write_text(fixed, encoding="utf-8")
+            patched += count
+    if patched == 0:
+        raise RuntimeError("the Pyodide kernel's coincident waits were not found to patch")
+    return patched
 
 
 def check_settings(site: Path) -> None:

@@ -34,6 +34,7 @@ KERNEL_SECONDS = 120
 START_SECONDS = 45  # a kernel starts in 10 to 20 s here; one not idle by then never is
 RELOADS = 2
 IDLE_SECONDS = 2.0
+LAYOUT_SAVED_SECONDS = 2.0
 # Chromium's own services that no flag fully silences (its clock, its updater, sign-in, the
 # search page); they are the browser's, never the page's (their requests come from no origin).
 NO_ORIGIN = "not an origin"
@@ -155,6 +156,8 @@ class LiteStudent:
         for _attempt in range(RELOADS):
             try:
                 WebDriverWait(self.driver, START_SECONDS, poll_frequency=0.2).until(kernel_idle)
+                tabs = self.driver.find_elements(By.CSS_SELECTOR, ".jp-Notebook")
+                assert len(tabs) == 1, f"{len(tabs)} notebooks open with {notebook}"
                 return time.monotonic() - started
             except TimeoutException:
                 self.restarts.append(notebook)
@@ -176,6 +179,11 @@ class LiteStudent:
     def close_all_tabs(self) -> None:
         """Close every open tab (File → Close All Tabs), leaving nothing to reopen."""
         self.menu("File", "Close All Tabs")
+        # A notebook whose outputs changed since its save (hand-in.ipynb's) asks first.
+        discard = (By.XPATH, "//dialog//button[.//*[.='Discard'] or .='Discard']")
+        with contextlib.suppress(TimeoutException):
+            WebDriverWait(self.driver, 1).until(lambda d: d.find_elements(*discard))[0].click()
+        time.sleep(LAYOUT_SAVED_SECONDS)  # JupyterLab keeps the layout a moment after a change
         wait_for(
             self.driver,
             lambda d: not d.find_elements(By.CSS_SELECTOR, ".jp-Notebook"),
@@ -210,15 +218,24 @@ class LiteStudent:
         first = source.strip().splitlines()[0]
         wait_for(self.driver, lambda _: first in editor.text, "the typed source to show")
 
-    def run_cell(self, marker: str, shows: str) -> float:
-        """Run the cell holding `marker` (Shift+Enter); wait until it shows `shows`; seconds."""
+    def run_cell(self, marker: str, shows: str = "") -> float:
+        """Run the cell holding `marker` (Shift+Enter); wait until it ran and shows `shows`.
+
+        Return the seconds from the key press to the new output.
+        """
         cell = self.cell_of(marker)
+        prompt = cell.find_element(By.CSS_SELECTOR, ".jp-InputPrompt")
+        before = prompt.text
         self.editor(marker).click()
         started = time.monotonic()
-        ActionChains(self.driver).key_down(Keys.SHIFT).send_keys(Keys.ENTER).key_up(
-            Keys.SHIFT
-        ).perform()
-        wait_for(self.driver, lambda _: shows in output_text(cell), f"the cell to show {shows!r}")
+        keys = ActionChains(self.driver).key_down(Keys.SHIFT).send_keys(Keys.ENTER)
+        keys.key_up(Keys.SHIFT).perform()
+
+        def ran(driver: webdriver.Chrome) -> bool:
+            # Its prompt changes (to [*], at least) and its new output shows.
+            return prompt.text != before and kernel_idle(driver) and shows in output_text(cell)
+
+        wait_for(self.driver, ran, f"the cell to run and show {shows!r}", KERNEL_SECONDS)
         return time.monotonic() - started
 
     def run_all(self) -> None:

@@ -4,6 +4,7 @@ Both are started per test module and always stopped by fixture finalizers, even 
 fails half way.
 """
 
+import contextlib
 import json
 import os
 import secrets
@@ -93,13 +94,14 @@ def stop(process):
             process.wait(timeout=15)
 
 
-@pytest.fixture(scope="module")
-def lab_server(tmp_path_factory):
-    """Start JupyterLab on a temporary copy of the solution notebooks; stop it afterwards."""
-    work = tmp_path_factory.mktemp("lab")
+@contextlib.contextmanager
+def running_lab(work, *options):
+    """Run JupyterLab on a copy of the solution notebooks under `work`; stop it afterwards.
+
+    `options` are more of JupyterLab's command-line options (where its settings are read).
+    """
     root = work / assignment_name()
     shutil.copytree(SOLUTIONS / assignment_name(), root)
-    write_lab_settings(work / "settings")
     server = LabServer(f"http://127.0.0.1:{free_port()}", secrets.token_hex(16), root)
     env = {
         **os.environ,
@@ -118,6 +120,7 @@ def lab_server(tmp_path_factory):
         f"--ServerApp.root_dir={root}",
         f"--LabApp.user_settings_dir={work / 'settings'}",
         f"--LabApp.workspaces_dir={work / 'workspaces'}",
+        *options,
     ]
     log_path = work / "jupyterlab.log"
     with log_path.open("w", encoding="utf-8") as log:
@@ -129,6 +132,27 @@ def lab_server(tmp_path_factory):
         yield server
     finally:
         stop(process)
+
+
+@pytest.fixture(scope="module")
+def lab_server(tmp_path_factory):
+    """Start JupyterLab on a temporary copy of the solution notebooks; stop it afterwards."""
+    work = tmp_path_factory.mktemp("lab")
+    write_lab_settings(work / "settings")
+    with running_lab(work) as server:
+        yield server
+
+
+@pytest.fixture
+def start_lab(tmp_path):
+    """Return a function starting JupyterLab with no user settings (see running_lab)."""
+
+    def start(name, *options):
+        work = tmp_path / name
+        work.mkdir()
+        return running_lab(work, *options)
+
+    return start
 
 
 @pytest.fixture(scope="module")

@@ -52,7 +52,10 @@ def test_a_helper_cell_in_step_2_carries_forward_to_step_7_and_its_checks(tmp_pa
     save(step_2, work, STEP_2)
     executed = execute(read(work, STEP_7), work)
     setup = stream(cell(executed, "setup"), "stdout")
-    assert "✓ Step 2 (02-failure-codes.ipynb): `failure_code` is finished and passes its check." in setup
+    assert (
+        "✓ Step 2 (02-failure-codes.ipynb): `failure_code` is finished and passes its check."
+        in setup
+    )
     assert stream(cell(executed, "invoke-tool-check"), "stderr") == ""
     assert "All 9 checks of `invoke_tool` passed." in stream(
         cell(executed, "invoke-tool-check"), "stdout"

@@ -1,11 +1,12 @@
 """Serve the course's browser site on this computer: `python3 serve.py [--port N] [folder]`.
 
 `make lite` copies this file into the site (build/lite/serve.py), so whoever has the site's
-folder can serve it with Python alone. It is Python's own static file server plus two headers,
-Cross-Origin-Opener-Policy and Cross-Origin-Embedder-Policy: with them the page may share memory
-with the Python kernel's worker, which is what lets Kernel → Interrupt stop a loop that runs
-forever. `python -m http.server` serves the same files without them, and interrupting then does
-nothing.
+folder can serve it with Python alone. It is Python's own static file server plus the
+Cross-Origin-Opener-Policy and Cross-Origin-Embedder-Policy headers, which make the page
+cross-origin isolated: the Pyodide kernel then talks to the page through shared memory rather
+than through the site's service worker. The site works without them too (a static host that
+cannot send headers); neither way does JupyterLite 0.8.6's Kernel → Interrupt stop a cell that
+is running (it cancels cells still waiting), so a loop that never ends needs Kernel → Restart.
 """
 
 import argparse

@@ -9,7 +9,12 @@ STAMP := $(VENV)/.installed
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 LAB_ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
+<<<<<<< HEAD
 .PHONY: help setup bytecode browser-deps sandbox-deps vm-deps bench lessons check test test-fast handout grade mutation lab clean
+=======
+.PHONY: help setup bytecode browser-deps sandbox-deps lite-deps bench lessons check test test-fast handout \
+	lite lite-serve grade mutation lab clean
+>>>>>>> lite
 
 help:
 	@echo "make grade         install, then grade the sample class into ./grades"
@@ -22,6 +27,8 @@ help:
 	@echo "make lessons       regenerate lessons/ from solutions/ with nbgrader"
 	@echo "make check         ruff, mypy, notebook hygiene, lessons in sync, contract table"
 	@echo "make handout       build what students receive into build/handout/ and build/handout.zip"
+	@echo "make lite          build the course as a browser site (JupyterLite) into build/lite/"
+	@echo "make lite-serve    serve build/lite/ on http://127.0.0.1:8000 with the headers it needs"
 	@echo "make bench         time the grader against nbgrader autograde (about 15 minutes)"
 	@echo "make mutation      grade every mutant of the reference; fail on an unexplained survivor"
 	@echo "make lab           open JupyterLab on the lessons"
@@ -62,6 +69,7 @@ sandbox-deps:
 		$(SUDO) apt-get install -y bubblewrap; } || \
 		echo "bubblewrap could not be installed; grading will use the fallback isolation"
 
+<<<<<<< HEAD
 # Debian packages for tests/hosts/test_hosts_vm.py: Debian 12's own kernel (cgroup v2 only), which
 # virtme-ng (requirements.txt) boots under QEMU with this machine's files shared read-only, and
 # the static busybox virtme-ng's init needs.
@@ -74,6 +82,11 @@ vm-deps:
 		$(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y \
 			$(VM_PACKAGES); \
 	fi
+=======
+# npm brings the pinned Pyodide runtime for `make lite` (tooling/lite/package-lock.json).
+lite-deps:
+	@command -v npm >/dev/null 2>&1 || { $(SUDO) apt-get update && $(SUDO) apt-get install -y npm; }
+>>>>>>> lite
 
 lessons: setup
 	$(BIN)/python -m tooling.lessons
@@ -86,7 +99,11 @@ check: setup
 	$(BIN)/python -m tooling.lessons --check
 	$(BIN)/python -m tooling.contract_table --check
 
+<<<<<<< HEAD
 test: setup browser-deps vm-deps bytecode check
+=======
+test: setup browser-deps bytecode check lite
+>>>>>>> lite
 	$(BIN)/pytest
 
 # The inner loop: no browser, nbgrader, bubblewrap or minute-long test (tests/conftest.py).
@@ -95,6 +112,14 @@ test-fast: setup
 
 handout: setup
 	$(BIN)/python -m tooling.handout
+
+# The site is built from scratch every time (about 20 s once build/lite-cache/ holds the
+# downloads); tooling/lite/build.py says what goes in it.
+lite: setup lite-deps
+	$(BIN)/python -m tooling.lite build
+
+lite-serve: setup
+	$(BIN)/python -m tooling.lite serve
 
 bench: setup sandbox-deps bytecode
 	$(BIN)/python -m bench

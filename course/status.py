@@ -1,8 +1,10 @@
 """The setup cell's status report, and where a name a check could not find should come from.
 
 `load_earlier_steps` is what the first code cell of every notebook calls: it loads what the
-earlier notebooks carry forward (by the rule of course/assemble.py, the same the grader uses)
-and reports, step by step, whether the saved work is finished, missing, doubled or unsaved.
+earlier notebooks carry forward (by the rule of course/assemble.py, the same the grader uses),
+runs each loaded step's visible check on what was loaded, and reports, step by step, whether the
+saved work passes, is unfinished, missing, doubled or unsaved. It also starts watching the
+notebook's cell runs (course/history.py), so a check can tell a renamed function.
 """
 
 import contextlib
@@ -13,7 +15,8 @@ from pathlib import Path
 
 from course.analysis import defined_names
 from course.assemble import Assembly, StepWork, assemble, read_step
-from course.history import unsaved_note
+from course.checks.cases import say
+from course.history import unsaved_note, watch_cells
 from course.manifest import Course, Step, load_course
 from course.notebooks import AssemblyError
 from course.problems import function_states
@@ -31,15 +34,17 @@ def load_earlier_steps(
     *,
     folder: str | Path = ".",
     course: Course | None = None,
-    out: Callable[[str], object] = print,
+    out: Callable[[str], object] = say,
 ) -> None:
     """Load the saved work of the steps before `notebook` into `namespace`; report on each step.
 
     Notebooks call this with `globals()` in their first code cell. It prints one line per
-    earlier step (✓ finished, ✗ unfinished or missing, ⚠ doubled or unsaved) and, in plain
-    words, anything else that needs fixing. It raises only when `notebook` is not a step of the
-    lesson, and returns None so the cell shows only those printed lines.
+    earlier step (✓ finished and passing its check; ✗ unfinished, missing or failing its check,
+    in red on stderr; ⚠ doubled or unsaved, in red) and, in plain words, anything else that
+    needs fixing. It raises only when `notebook` is not a step of the lesson, and returns None
+    so the cell shows only those printed lines.
     """
+    watch_cells()
     course = course or load_course()
     step = course.step_for_notebook(notebook)
     if step is None:
@@ -49,20 +54,29 @@ def load_earlier_steps(
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
         ran = run_cells(assembly.cells, namespace)
-    for line in status_lines(assembly, ran, folder, printed.getvalue()):
+    for line in status_lines(assembly, ran, folder, printed.getvalue(), loaded=namespace):
         out(line)
 
 
 def status_lines(
-    assembly: Assembly, ran: tuple[str, ...], folder: str | Path = ".", printed: str = ""
+    assembly: Assembly,
+    ran: tuple[str, ...],
+    folder: str | Path = ".",
+    printed: str = "",
+    *,
+    loaded: Namespace | None = None,
 ) -> list[str]:
-    """Return the report's lines: one per step, then the other problems, then the rule."""
+    """Return the report's lines: one per step, then the other problems, then the rule.
+
+    With `loaded` (the namespace the steps' cells ran in), each finished step's functions are
+    run through their visible checks too.
+    """
     if not assembly.works:
         return ["This is the first step: there is no earlier work to load."]
     lines = ["Your work from the earlier notebooks, as saved:"]
     told: set[str] = set()
     for work in assembly.works:
-        mark, sentences = step_state(work, folder)
+        mark, sentences = step_state(work, folder, loaded)
         told.update(f"{work.step.label}: {sentence}" for sentence in sentences)
         lines.append(f"{mark} {work.step.label}: " + " ".join(sentences))
     lines += [f"⚠ {problem}" for problem in (*assembly.problems, *ran) if problem not in told]
@@ -73,11 +87,14 @@ def status_lines(
     return lines
 
 
-def step_state(work: StepWork, folder: str | Path = ".") -> tuple[str, list[str]]:
+def step_state(
+    work: StepWork, folder: str | Path = ".", loaded: Namespace | None = None
+) -> tuple[str, list[str]]:
     """Return (mark, sentences) for one step: ✓ finished, ✗ not usable yet, ⚠ needs a look.
 
     A note that the notebook has unsaved changes comes with any mark: a step left unfinished
-    on disk is often one whose check passed in a kernel that was never saved.
+    on disk is often one whose check passed in a kernel that was never saved. With `loaded`,
+    a finished function that fails its visible check there makes the step ✗ and says why.
     """
     sentences = work.problems()
     if not work.unreadable:
@@ -86,10 +103,29 @@ def step_state(work: StepWork, folder: str | Path = ".") -> tuple[str, list[str]
     states = function_states(work)
     if work.unreadable or any(state.state != "finished" for state in states):
         return "✗", sentences
+    failing = _failing_checks(work, loaded) if loaded is not None else []
+    if failing:
+        return "✗", failing + sentences
     if sentences:
         return "⚠", sentences
     names = " and ".join(f"`{name}`" for name in work.step.defines)
-    return "✓", [f"{names} {'is' if len(work.step.defines) == 1 else 'are'} finished."]
+    one = len(work.step.defines) == 1
+    checked = (
+        "" if loaded is None else (" and passes its check" if one else " and pass their checks")
+    )
+    return "✓", [f"{names} {'is' if one else 'are'} finished{checked}."]
+
+
+def _failing_checks(work: StepWork, loaded: Namespace) -> list[str]:
+    """Return a sentence for each of the step's functions that fails its check as loaded."""
+    from course.checks import step_check_lines  # the checks import this module
+
+    prefix = f"✗ {work.step.label}: "
+    return [
+        line.removeprefix(prefix)
+        for line in step_check_lines(work, loaded)
+        if line.startswith(prefix)
+    ]
 
 
 def where_name_comes_from(

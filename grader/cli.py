@@ -8,6 +8,7 @@ from typing import NoReturn, TypedDict, TypeVar, Unpack
 
 from grader.gradebook import late, lms, roster
 from grader.gradebook.book import ClassBook, GradebookSettings
+from grader.intake import archives
 from grader.intake.discover import UsageError
 from grader.integrations import gradescope
 from grader.model import Limits
@@ -53,8 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
         "submissions",
         nargs="+",
         metavar="SUBMISSION",
-        help="a lessons folder, a notebook, a .py file, an nbgrader submitted/ tree, "
-        "or a folder of these",
+        help="a lessons folder, a notebook, a .py file, an nbgrader submitted/ tree, or a "
+        "folder of these; or a zip of a lesson's notebooks, as hand_in.py writes it",
     )
     grade.add_argument(
         "--out", required=True, type=Path, metavar="DIR", help="where reports are written"
@@ -220,19 +221,20 @@ def _run(argv: Sequence[str] | None, warm: WarmJobs | None) -> int:
             processes=args.processes,
             output_limit=args.output_limit * 1024,
         )
-        return _grade(
-            args.submissions,
-            args.out,
-            jobs=args.jobs,
-            lms_system=args.lms,
-            limits=limits,
-            isolation=args.isolation,
-            unconfined=args.allow_unconfined_files,
-            gradebook=gradebook_settings(args),
-            shard=args.shard,
-            merge=args.merge,
-            warm=warm,
-        )
+        with archives.unpacked(args.submissions) as submissions:
+            return _grade(
+                submissions,
+                args.out,
+                jobs=args.jobs,
+                lms_system=args.lms,
+                limits=limits,
+                isolation=args.isolation,
+                unconfined=args.allow_unconfined_files,
+                gradebook=gradebook_settings(args),
+                shard=args.shard,
+                merge=args.merge,
+                warm=warm,
+            )
     except UsageError as error:
         print(f"grader: error: {error}", file=sys.stderr)
         return USAGE_EXIT

@@ -17,6 +17,8 @@ TESTS = Path(__file__).resolve().parent
 BY_FOLDER = {"browser": "browser", "nbgrader": "nbgrader"}
 # Modules of tests/grader whose tests start sandboxed workers or whole grading runs.
 SANDBOXED = {
+    "test_archives",
+    "test_report_hints",
     "test_batch_robustness",
     "test_carry_forward",
     "test_class_report",

@@ -18,9 +18,14 @@ DEFAULT_FOLDER = PROJECT_ROOT / "build" / "handout"
 # The packages a student needs to open and run the lessons; pins come from requirements.txt.
 STUDENT_PACKAGES = ("jupyterlab", "notebook", "ipywidgets", "ipykernel")
 # What the handout holds beside the course package, kept as plain files: the student README (a
-# template naming the assignment), its pyproject, and the command that zips the work to hand in.
+# template naming the assignment), its pyproject, the command that zips the work to hand in, the
+# notebook that does the same in the browser, and JupyterLab's settings for the lessons.
 STUDENT_FILES = Path(__file__).with_name("student")
 HAND_IN = "hand_in.py"
+HAND_IN_NOTEBOOK = "hand-in.ipynb"
+# The pyproject installs it as share/jupyter/lab/settings/overrides.json, where JupyterLab reads
+# its defaults (no news pop-up over the explorers).
+LAB_SETTINGS = "overrides.json"
 IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints")
 
 
@@ -38,8 +43,12 @@ def build_handout(
     target_lessons.mkdir(parents=True)
     for notebook in sorted(lessons.glob("*.ipynb")):
         shutil.copy2(notebook, target_lessons / notebook.name)
+    shutil.copy2(STUDENT_FILES / HAND_IN_NOTEBOOK, target_lessons / HAND_IN_NOTEBOOK)
     shutil.copytree(PROJECT_ROOT / "course", folder / "course", ignore=IGNORED)
-    requirements = "\n".join([*pinned_requirements(STUDENT_PACKAGES), "-e ."]) + "\n"
+    (folder / "jupyter").mkdir()
+    shutil.copy2(STUDENT_FILES / LAB_SETTINGS, folder / "jupyter" / LAB_SETTINGS)
+    # Not an editable install: pip leaves an editable project's data files (the settings) out.
+    requirements = "\n".join([*pinned_requirements(STUDENT_PACKAGES), "."]) + "\n"
     (folder / "requirements.txt").write_text(requirements, encoding="utf-8")
     shutil.copy2(STUDENT_FILES / "pyproject.toml", folder / "pyproject.toml")
     shutil.copy2(STUDENT_FILES / HAND_IN, folder / HAND_IN)

@@ -2,8 +2,11 @@
 
 A check cell passes the notebook's `globals()`, never the function itself: after a kernel
 restart, or before the exercise cell has run, the function is simply not there, and the check
-says what to run instead of failing with a traceback. Nothing here raises: a check that does
-not pass prints its message on stderr (which nbgrader's Validate reads) and lets Run All go on.
+says what to run instead of failing with a traceback; a function its cell no longer defines (a
+rename, course/history.py's CellRuns) is named as such and not judged. Nothing here raises: a
+check that does not pass prints its message on stderr (which nbgrader's Validate reads) and lets
+Run All go on. `saved_work_lines` is what `check_saved_work` and the handout's hand-in print: the
+same checks on the saved notebooks, loaded as the grader loads them.
 """
 
 import contextlib
@@ -11,9 +14,10 @@ import io
 from collections.abc import Callable
 from pathlib import Path
 
-from course import history
+# `status` as a module: it imports this package's neighbours while it loads.
+from course import history, status
 from course.assemble import Assembly, StepWork, exercise_cells, read_step
-from course.checks.cases import CheckReport, print_failure, print_report
+from course.checks.cases import CheckReport, print_failure, print_report, say
 from course.checks.envelope import check_make_envelope
 from course.checks.error_codes import check_failure_code
 from course.checks.invoke_tool import check_invoke_tool
@@ -24,7 +28,6 @@ from course.checks.vocabulary import check_encode_json
 from course.manifest import Course, Step, load_course
 from course.problems import function_states, undefined_name_problems
 from course.run import Namespace, run_cells
-from course.status import where_name_comes_from
 
 # Each exercise's function, and the check that judges it.
 CHECKS: dict[str, Callable[..., CheckReport]] = {
@@ -53,23 +56,45 @@ def check(name: str, namespace: Namespace, *, folder: str | Path = ".") -> None:
     function = namespace.get(name)
     if function is None:
         print_failure(
-            where_name_comes_from(name, step.notebook, namespace, folder=folder, course=course)
+            status.where_name_comes_from(
+                name, step.notebook, namespace, folder=folder, course=course
+            )
         )
+        return
+    stale = stale_message(name, step)
+    if stale:
+        print_failure(stale)
         return
     report = CHECKS[name](function, explain_name=_explainer(step, namespace, folder, course))
     print_report(report)
     source = history.kernel_source(function)
     for note in saved_notes(name, source, step, folder, course):
-        print(f"⚠ {note}")
+        say(f"⚠ {note}")
     if source is not None:
-        history.record_check(name, source, report.ok, folder)
+        work = read_step(folder, step)
+        saved = "" if work.unreadable else history.saved_digest(work.cells)
+        history.record_check(name, source, report.ok, folder, saved=saved)
+
+
+def stale_message(name: str, step: Step) -> str | None:
+    """Say when this kernel's `name` is not what its cell defines now, or return None.
+
+    None too when no cell runs were watched (outside a notebook, or before the setup cell).
+    """
+    runs = history.watching()
+    if runs is None:
+        return None
+    labels = {cell_id: f"the exercise cell '{cell_id}'" for cell_id in step.exercises}
+    return runs.stale_message(name, labels)
 
 
 def _explainer(
     step: Step, namespace: Namespace, folder: str | Path, course: Course
 ) -> Callable[[str], str]:
     def explain(name: str) -> str:
-        return where_name_comes_from(name, step.notebook, namespace, folder=folder, course=course)
+        return status.where_name_comes_from(
+            name, step.notebook, namespace, folder=folder, course=course
+        )
 
     return explain
 
@@ -109,40 +134,48 @@ def check_saved_work(namespace: Namespace | None = None, *, folder: str | Path =
     fails on it); notes that cost no points (two copies of a cell, a function of this kernel
     that is not saved) are ⚠ lines on stdout.
     """
-    course = load_course()
     # Read before loading: loading registers the saved sources under the same cell names.
     kernel = {
         name: history.kernel_source(f) for name, f in (namespace or {}).items() if callable(f)
     }
+    for line in saved_work_lines(folder, kernel):
+        say(line)
+
+
+def saved_work_lines(
+    folder: str | Path = ".", kernel: dict[str, str | None] | None = None
+) -> list[str]:
+    """Return the report on the saved notebooks, as the grader loads them, line by line.
+
+    One ✓ or ✗ line per function, then ⚠ notes, then a closing line when every step passes.
+    `kernel` maps names to the sources a kernel holds, to name each that is not the saved one.
+    """
+    course = load_course()
     assembly = exercise_cells(folder, course)
     loaded: Namespace = {}
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
         ran = run_cells(assembly.cells, loaded)
-    print("Your saved notebooks, loaded as the grader loads them:")
-    told, failures = set(), 0
+    lines = ["Your saved notebooks, loaded as the grader loads them:"]
+    told = set()
     for work in assembly.works:
-        for line in _step_lines(work, loaded):
+        for line in step_check_lines(work, loaded):
             told.add(line.removeprefix("✗ "))
-            failures += line.startswith("✗")
-            _say(line)
+            lines.append(line)
+    failures = sum(line.startswith("✗") for line in lines)
     notes = [p for p in (*assembly.problems, *ran) if p not in told]
-    notes += _kernel_differences(kernel, assembly)
-    for note in dict.fromkeys(notes):
-        print(f"⚠ {note}")
+    notes += _kernel_differences(kernel or {}, assembly)
+    lines += [f"⚠ {note}" for note in dict.fromkeys(notes)]
     if not failures:
-        print("Every step the grader reads passes its visible check.")
+        lines.append("Every step the grader reads passes its visible check.")
+    return lines
 
 
-def _say(line: str) -> None:
-    if line.startswith("✗"):
-        print_failure(line.removeprefix("✗ "))
-    else:
-        print(line)
+def step_check_lines(work: StepWork, loaded: Namespace) -> list[str]:
+    """Return one line per function the step defines: ✓ its check passes, or ✗ why not.
 
-
-def _step_lines(work: StepWork, loaded: Namespace) -> list[str]:
-    """Return one line per function the step defines: ✓ its check passes, or ✗ why not."""
+    `loaded` is a namespace the saved cells ran in, as the grader runs them.
+    """
     label = work.step.label
     if work.unreadable:
         return [f"✗ {label}: {work.unreadable}"]
@@ -158,8 +191,8 @@ def _step_lines(work: StepWork, loaded: Namespace) -> list[str]:
                 lines.append(f"✓ {label}: `{name}` passes all {report.total} checks.")
             else:
                 lines.append(
-                    f"✗ {label}: `{name}`: {report.summary()} Run the check in "
-                    f"{work.step.notebook} for the details."
+                    f"✗ {label}: `{name}` as saved does not pass its check: "
+                    f"{report.summary()} Run the check in {work.step.notebook} for the details."
                 )
     return lines
 

@@ -16,6 +16,11 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 PRINTED_LINES_SHOWN = 12  # lines of what the student's code printed during a check
+RED, PLAIN = "\x1b[31m", "\x1b[0m"  # ANSI colours, which JupyterLab and terminals show
+# The browser site's kernel (Pyodide): there json.dumps of a value nested some thousands deep
+# stops the whole kernel (the browser's stack runs out before Python raises RecursionError), so
+# the checks leave their "too deep for JSON" cases to the grader, which runs them on CPython.
+IN_BROWSER = sys.platform == "emscripten"
 
 # A function the student wrote: a check calls it with anything and trusts nothing it returns.
 StudentFunction = Callable[..., Any]
@@ -129,6 +134,34 @@ def print_failure(message: str, *, out: TextIO | None = None, err: TextIO | None
     first, *rest = message.split("\n")
     print("\n".join([f"✗ {first}", *(f"  {line}" for line in rest)]), file=err)
     err.flush()
+
+
+def say(line: str, *, out: TextIO | None = None, err: TextIO | None = None) -> None:
+    """Print one report line as the course does everywhere: ✗ red on stderr, ⚠ red, else plain.
+
+    ✗ goes to stderr, which JupyterLab shows in red and nbgrader's Validate reads; ⚠ costs no
+    points, so it stays on stdout (Validate ignores it) and is coloured red instead.
+    """
+    if line.startswith("✗"):
+        print_failure(line.removeprefix("✗").lstrip(), out=out, err=err)
+    elif line.startswith("⚠"):
+        out = out or sys.stdout
+        print(in_red(line, out), file=out)
+    else:
+        print(line, file=out or sys.stdout)
+
+
+def in_red(text: str, stream: TextIO) -> str:
+    """Return `text` coloured red for a notebook's output or a terminal; as it is elsewhere.
+
+    JupyterLab (and JupyterLite) show ANSI colours in a cell's output; a string a grader keeps
+    (Gradescope's visible checks) or a file must not hold escape codes.
+    """
+    in_kernel = "ipykernel" in sys.modules or "pyodide_kernel" in sys.modules
+    is_console = stream in (sys.stdout, sys.stderr) and in_kernel
+    with contextlib.suppress(AttributeError, ValueError):
+        is_console = is_console or stream.isatty()
+    return f"{RED}{text}{PLAIN}" if is_console else text
 
 
 def unfinished_message(function_name: str) -> str:

@@ -1,6 +1,7 @@
 """Visible check for step 2: `failure_code` maps an exception to a stable code by class alone."""
 
 from course.checks.cases import Case, CheckReport, Explainer, StudentFunction, run_checks, show
+from course.checks.expectations import handler_order_hint
 from course.contract import INVALID_INPUT, NOT_FOUND, PERMISSION_DENIED, TOOL_FAILED
 from course.supplied import InvalidInputError, NotFoundError, PermissionDeniedError
 from course.tools import PRIVATE_MARKER
@@ -51,7 +52,8 @@ def _code_problem(failure_code: StudentFunction, exc: Exception, expected: str) 
         )
     if type(code) is not str or code != expected:
         leaked = isinstance(code, str) and PRIVATE_MARKER in code
-        hint = f" {LEAK_HINT}" if leaked else ""
+        order = handler_order_hint(failure_code) if expected != TOOL_FAILED else None
+        hint = f" {LEAK_HINT}" if leaked else (f"\n{order}" if order else "")
         return f"failure_code({label}) returned {show(code)}; expected {show(expected)}.{hint}"
     return None
 

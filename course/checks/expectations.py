@@ -4,7 +4,10 @@ Shared by the checks and the explorers, so an explorer judges an envelope exactl
 would.
 """
 
+import ast
+import inspect
 import json
+import textwrap
 from typing import Any
 
 from course.checks.cases import safe_text, show
@@ -108,3 +111,49 @@ def fixture_outcome(tool: str, arguments: Arguments, budget: int) -> tuple[Any, 
     if size > budget:
         return None, RESULT_TOO_LARGE
     return json.loads(json.dumps(value)), None
+
+
+BROAD = frozenset({"Exception", "BaseException"})
+
+
+def handler_order_hint(function: object) -> str | None:
+    """Say when `function` catches Exception before a course class it also catches, or None.
+
+    Python runs the first `except` clause that matches, and every course exception is an
+    Exception, so a clause for NotFoundError placed after `except Exception` never runs.
+    """
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(function)))  # type: ignore[arg-type]
+    except (OSError, TypeError, SyntaxError, ValueError):
+        return None
+    course_classes = {cls.__name__ for cls, _code in EXPECTED_CODES}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Try | ast.TryStar):
+            continue
+        broad = None
+        for handler in node.handlers:
+            names = _caught_names(handler.type)
+            if broad is not None and names & course_classes:
+                later = sorted(names & course_classes)[0]
+                name = getattr(function, "__name__", "your function")
+                clause = f"except {broad}".rstrip()
+                return (
+                    f"In `{name}`, `{clause}:` comes before `except {later}:`. Python runs the "
+                    f"first clause that matches, and `{clause}:` matches a {later} too, so its "
+                    "own clause never runs. Put the course's classes first, or let "
+                    "`failure_code` (step 2) choose the code."
+                )
+            if broad is None and (handler.type is None or names & BROAD):
+                broad = min(names & BROAD) if handler.type is not None else ""
+    return None
+
+
+def _caught_names(node: ast.expr | None) -> set[str]:
+    """Return the class names an `except` clause names (a bare name, a.b, or a tuple of them)."""
+    if node is None:
+        return set()
+    if isinstance(node, ast.Tuple):
+        return {name for element in node.elts for name in _caught_names(element)}
+    if isinstance(node, ast.Attribute):
+        return {node.attr}
+    return {node.id} if isinstance(node, ast.Name) else set()

@@ -11,6 +11,7 @@ import traceback
 from typing import Any
 
 from course.checks.cases import (
+    IN_BROWSER,
     Case,
     CheckReport,
     Explainer,
@@ -19,7 +20,13 @@ from course.checks.cases import (
     safe_text,
     show,
 )
-from course.checks.expectations import envelope_problem, private_texts, raised_by
+from course.checks.expectations import (
+    EXPECTED_CODES,
+    envelope_problem,
+    handler_order_hint,
+    private_texts,
+    raised_by,
+)
 from course.contract import (
     DEFAULT_MAX_RESULT_BYTES,
     INVALID_INPUT,
@@ -81,11 +88,15 @@ FAILURES = (
 
 
 def _failure_codes(invoke_tool: StudentFunction) -> str | None:
+    course_codes = {code for _cls, code in EXPECTED_CODES}
     for tool, arguments, code in FAILURES:
         envelope = invoke_tool(_request(tool, arguments, 3), fixture_tools())
         problem = envelope_problem(envelope, 3, error=code)
         if problem:
-            return f"Calling {tool} with {show(arguments)}: {problem}"
+            hint = handler_order_hint(invoke_tool) if code in course_codes else None
+            return f"Calling {tool} with {show(arguments)}: {problem}" + (
+                f"\n{hint}" if hint else ""
+            )
     return None
 
 
@@ -242,7 +253,16 @@ def cases(invoke_tool: StudentFunction) -> list[Case]:
             "Results outside the vocabulary or over the budget are refused",
             lambda: _bad_results(invoke_tool),
         ),
-        Case("A value nested too deep for JSON is invalid_result", lambda: _too_deep(invoke_tool)),
+        *(
+            []
+            if IN_BROWSER
+            else [
+                Case(
+                    "A value nested too deep for JSON is invalid_result",
+                    lambda: _too_deep(invoke_tool),
+                )
+            ]
+        ),
         Case(
             "A value of exactly max_result_bytes UTF-8 bytes passes; one byte more does not",
             lambda: _exact_boundary(invoke_tool),
@@ -313,12 +333,67 @@ def warm_up(
     return None
 
 
+def earlier_step_failure(invoke_tool: StudentFunction, course: Course | None = None) -> str | None:
+    """Name the first earlier step whose function `invoke_tool` uses and that fails its check.
+
+    The functions are the ones `invoke_tool` finds in its own globals, as it calls them, so the
+    check of each judges exactly what `invoke_tool` ran. None when every one passes, or when
+    `invoke_tool` uses none of them (it may do their work itself).
+    """
+    from course.checks import CHECKS  # the package imports this module
+
+    used = _globals_used(invoke_tool)
+    namespace = getattr(invoke_tool, "__globals__", {})
+    for step in (course or load_course()).steps:
+        for name in step.defines:
+            function = namespace.get(name) if name in used else None
+            if name == "invoke_tool" or not callable(function):
+                continue
+            report = CHECKS[name](function)
+            if not report.ok:
+                return (
+                    f"`invoke_tool` calls `{name}` from {step.label}, and that function does "
+                    f"not pass its own check: {report.summary()}\n"
+                    f"Fix `{name}` in {step.notebook} (its check says more), save it, then run "
+                    "the first code cell of this notebook again to load it, and this check."
+                )
+    return None
+
+
+def _globals_used(function: object, depth: int = 3) -> set[str]:
+    """Return the global names `function` reads, and those of the functions it reads, a few deep."""
+    code = getattr(function, "__code__", None)
+    namespace = getattr(function, "__globals__", {})
+    if code is None or depth == 0:
+        return set()
+    names: set[str] = set()
+    codes = [code]
+    while codes:
+        current = codes.pop()
+        names.update(current.co_names)
+        codes += [c for c in current.co_consts if hasattr(c, "co_names")]
+    for name in list(names):
+        helper = namespace.get(name)
+        if getattr(helper, "__globals__", None) is namespace:
+            names |= _globals_used(helper, depth - 1)
+    return names
+
+
 def check_invoke_tool(
     invoke_tool: StudentFunction, *, explain_name: Explainer | None = None
 ) -> CheckReport:
-    """Check the student's `invoke_tool` end to end; return the CheckReport."""
+    """Check the student's `invoke_tool` end to end; return the CheckReport.
+
+    When a case fails and an earlier step's function that `invoke_tool` uses fails its own
+    check, the report names that step first: the bug is there, not in `invoke_tool`.
+    """
     message = warm_up(invoke_tool, explain_name=explain_name)
     all_cases = cases(invoke_tool)
     if message:
         return CheckReport("invoke_tool", (), len(all_cases), message)
-    return run_checks("invoke_tool", all_cases, explain_name=explain_name)
+    report = run_checks("invoke_tool", all_cases, explain_name=explain_name)
+    culprit = None if report.ok else earlier_step_failure(invoke_tool)
+    if culprit is None or report.failure is None:
+        return report
+    seen = f"What this check saw: {report.failure}"
+    return CheckReport("invoke_tool", report.passed, report.total, f"{culprit}\n{seen}")

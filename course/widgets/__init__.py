@@ -4,7 +4,9 @@ Every explorer takes the notebook's namespace (`globals()`) and looks the studen
 by name each time it shows something, so re-running an exercise cell is enough to explore the
 new version, and a kernel that lost them (a restart) gets a sentence instead of a traceback.
 Every explorer also shows the visible check's verdict on the function it explores, so it never
-praises code the check rejects.
+praises code the check rejects (nor a function its cell no longer defines). An explorer with a
+text box says beside it that Ctrl+S typed there goes to the box and does not save the notebook:
+ipywidgets keeps the keys typed in its boxes from JupyterLab, whatever the course does.
 """
 
 import html
@@ -18,6 +20,17 @@ from course.run import Namespace
 
 # Descriptions at their natural width, so no label is cut off with an ellipsis.
 LABEL_STYLE = {"description_width": "initial"}
+SAVE_NOTE = (
+    "⚠ Ctrl+S typed in a text box of this explorer goes to the box and does not save the "
+    "notebook: click outside the box first, or use File → Save Notebook."
+)
+
+
+def save_note() -> widgets.HTML:
+    """Return the note every explorer with a text box shows beside it (class "save-note")."""
+    view = widgets.HTML(f"<small>{html.escape(SAVE_NOTE)}</small>")
+    view.add_class("save-note")
+    return view
 
 
 def button(description: str, css_class: str, **options: Any) -> widgets.Button:
@@ -69,10 +82,15 @@ class CheckVerdicts:
 
     def line(self, name: str, function: StudentFunction | None) -> str:
         """Return one HTML line: the function passes its step's check, or the first miss."""
-        from course.checks import CHECKS  # the checks import the widgets' neighbours
+        from course.checks import CHECKS, stale_message  # the checks import the widgets' neighbours
+        from course.manifest import load_course
 
         if function is None:
             return not_defined(name)
+        step = load_course().step_defining(name)
+        stale = stale_message(name, step) if step is not None else None
+        if stale:
+            return f"⚠ {html.escape(stale)}"
         if function not in self.known:
             self.known[function] = CHECKS[name](function)
         report = self.known[function]

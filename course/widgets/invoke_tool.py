@@ -19,7 +19,14 @@ from course.checks.expectations import envelope_problem, fixture_outcome, privat
 from course.contract import DEFAULT_MAX_RESULT_BYTES, UNKNOWN_TOOL
 from course.run import Namespace
 from course.tools import CallCounter, fixture_tools
-from course.widgets import LABEL_STYLE, CheckVerdicts, button, not_defined, student_function
+from course.widgets import (
+    LABEL_STYLE,
+    CheckVerdicts,
+    button,
+    not_defined,
+    save_note,
+    student_function,
+)
 
 UNREGISTERED_TOOL = "send_email"
 # Arguments that make each tool do something worth seeing; read-only, shared by every playground.
@@ -209,7 +216,7 @@ def invoke_tool_explorer(namespace: Namespace) -> widgets.VBox:
 
     tool_pick.observe(pick_tool, names="value")
     run_button.on_click(run)
-    controls = widgets.VBox([tool_pick, arguments_box, id_box, budget, run_button])
+    controls = widgets.VBox([tool_pick, arguments_box, id_box, save_note(), budget, run_button])
     outputs = [views["message"], views["verdict"], views["check"]]
     box = widgets.VBox([controls, *outputs, widgets.HBox([views["request"], views["envelope"]])])
     box.add_class("playground")

@@ -13,7 +13,7 @@ import ipywidgets as widgets
 from course.checks.cases import StudentFunction, safe_text, show
 from course.contract import INVALID_RESULT, RESULT_TOO_LARGE
 from course.run import Namespace
-from course.widgets import LABEL_STYLE, CheckVerdicts, student_function
+from course.widgets import LABEL_STYLE, CheckVerdicts, save_note, student_function
 
 MAX_ROWS = 80  # the character table stops here, so a long paste stays readable
 SLIDER_MAX = 64  # the slider's first reach; it grows to twice the size of the text typed
@@ -197,6 +197,8 @@ def unicode_boundary_explorer(namespace: Namespace) -> widgets.VBox:
     text.observe(render, names="value")
     slider.observe(render, names="value")
     render()
-    box = widgets.VBox([text, slider, json_view, size_view, verdict, check, note, chars])
+    box = widgets.VBox(
+        [text, save_note(), slider, json_view, size_view, verdict, check, note, chars]
+    )
     box.add_class("budget-explorer")
     return box

@@ -23,6 +23,7 @@ from course.widgets import (
     CheckVerdicts,
     not_defined,
     not_finished,
+    save_note,
     student_function,
 )
 
@@ -195,6 +196,6 @@ def vocabulary_explorer(namespace: Namespace) -> widgets.VBox:
     pick.observe(render, names="value")
     own.observe(render, names="value")
     render()
-    box = widgets.VBox([pick, own, *views.values()])
+    box = widgets.VBox([pick, own, save_note(), *views.values()])
     box.add_class("vocabulary-explorer")
     return box

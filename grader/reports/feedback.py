@@ -93,7 +93,8 @@ def _work_on(grade: Grade, course: Course | None) -> list[Block]:
         if not outcomes:
             continue
         blocks.append(("h3", category))
-        blocks.append(("p", hints.category_hint(category, course)))
+        test_ids = [outcome.test_id for outcome in outcomes]
+        blocks.append(("p", hints.category_hint(category, course, test_ids)))
         notes = hints.step_notes(category, grade.run.submission.problems, course)
         if notes:
             blocks += [("p", STEP_NOTES), ("ul", notes)]

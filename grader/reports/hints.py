@@ -1,7 +1,10 @@
-"""Hints for students: for each category, the idea to revisit and the lesson step that teaches it.
+"""Hints for students: for each failed test, the idea to revisit and the lesson section teaching it.
 
 Hints name a concept and a place in the lesson, never a hidden test's inputs or source, so a
-student can learn from them without being handed the tests.
+student can learn from them without being handed the tests. The place is a notebook and one of
+its real section headings (TAUGHT_IN; tests/grader/test_report_hints.py reads every heading
+quoted back from the lessons): a test is sent where its idea is taught, which is not always the
+step that teaches its category (a lone surrogate is graded under vocabulary, taught in step 4).
 """
 
 from collections.abc import Iterable
@@ -71,6 +74,52 @@ STATUS_HINTS: dict[str, str] = {
     ),
 }
 
+# Where each category's tests are taught: (notebook, section heading), unless TAUGHT_IN says
+# otherwise for a test ("test_name") or one of its cases ("test_name[case]").
+CATEGORY_TAUGHT_IN: dict[str, tuple[str, str]] = {
+    "envelope": ("01-the-envelope.ipynb", "The envelope"),
+    "error_codes": ("02-failure-codes.ipynb", "Expected failures, and everything else"),
+    "redaction": ("02-failure-codes.ipynb", "Redaction: the text stays behind"),
+    "vocabulary": ("03-json-vocabulary.ipynb", "The value vocabulary"),
+    "unicode_boundary": ("04-byte-budget.ipynb", "Count bytes, not characters"),
+    "ownership": ("05-ownership.ipynb", "Ownership in: the handler may edit what it is given"),
+    "no_retry": ("06-no-retry.ipynb", "Why a failed call is not tried again"),
+}
+UNENCODABLE = ("04-byte-budget.ipynb", "Text that cannot be encoded at all")
+TAUGHT_IN: dict[str, tuple[str, str]] = {
+    "test_id_survives_success": ("01-the-envelope.ipynb", "Why the id survives a failure"),
+    "test_id_survives_failure": ("01-the-envelope.ipynb", "Why the id survives a failure"),
+    "test_falsy_result_is_a_success": (
+        "01-the-envelope.ipynb",
+        "`ok` is a real bool, and an empty value is still a value",
+    ),
+    "test_unencodable_text_over_the_budget_is_invalid_result": UNENCODABLE,
+    **{
+        f"test_value_outside_vocabulary_is_invalid_result[{case}]": UNENCODABLE
+        for case in (
+            "lone_surrogate",
+            "escaped_surrogate",
+            "low_surrogate",
+            "reversed_pair",
+            "surrogate_key",
+            "escaped_surrogate_key",
+        )
+    },
+    "test_nesting_too_deep_to_encode_is_invalid_result": (
+        "07-invoke-tool.ipynb",
+        "The order matters",
+    ),
+    "test_size_equal_to_budget_passes": ("04-byte-budget.ipynb", "The exact boundary"),
+    "test_one_byte_over_budget_is_too_large": ("04-byte-budget.ipynb", "The exact boundary"),
+    "test_value_is_faithful": (
+        "05-ownership.ipynb",
+        "Ownership out: the value may be the handler's own",
+    ),
+    "test_base_exception_propagates_unchanged": ("06-no-retry.ipynb", "Which exceptions to catch"),
+    "test_base_exception_propagates_as_raised": ("06-no-retry.ipynb", "Which exceptions to catch"),
+    "test_unknown_tool_code": ("07-invoke-tool.ipynb", "The order matters"),
+}
+
 NOT_JUDGED_HINT = (
     "Not judged in this category: for this case another category's rule already decided the "
     "outcome, so it costs points only there. It is worth no points here."
@@ -100,17 +149,31 @@ def step_notes(category: str, problems: Iterable[str], course: Course | None = N
     ]
 
 
-def revisit(category: str, course: Course | None = None) -> str:
-    """Return a sentence naming the lesson step to go back to for `category`."""
-    step = step_for_category(category, course)
-    if step is None:
-        return "Revisit the lesson's final step, where invoke_tool is assembled."
-    return f"Revisit Step {step.number}, “{step.title}” ({step.notebook})."
+def taught_in(test_id: str, category: str) -> tuple[str, str]:
+    """Return (notebook, section heading) teaching the test `test_id` ("category/name[case]")."""
+    name = test_id.split("/", 1)[-1]
+    return (
+        TAUGHT_IN.get(name) or TAUGHT_IN.get(name.split("[", 1)[0]) or CATEGORY_TAUGHT_IN[category]
+    )
 
 
-def category_hint(category: str, course: Course | None = None) -> str:
-    """Return the hint for a failed test in `category`: the concept, then where to revisit it."""
-    return f"{CONCEPTS[category]} {revisit(category, course)}"
+def place(notebook: str, heading: str, course: Course | None = None) -> str:
+    """Return how a hint names a section: Step N, “Heading” (notebook)."""
+    step = (course or load_course()).step_for_notebook(notebook)
+    where = f"Step {step.number}" if step is not None else notebook
+    return f"{where}, “{heading}” ({notebook})"
+
+
+def revisit(places: Iterable[tuple[str, str]], course: Course | None = None) -> str:
+    """Return a sentence naming the lesson sections to go back to, in lesson order."""
+    named = [place(notebook, heading, course) for notebook, heading in sorted(set(places))]
+    return f"Revisit {' and '.join(named)}."
+
+
+def category_hint(category: str, course: Course | None = None, test_ids: Iterable[str] = ()) -> str:
+    """Return the hint for failed tests of `category`: the concept, then where each is taught."""
+    places = [taught_in(test_id, category) for test_id in test_ids]
+    return f"{CONCEPTS[category]} {revisit(places or [CATEGORY_TAUGHT_IN[category]], course)}"
 
 
 def outcome_hint(
@@ -129,5 +192,5 @@ def outcome_hint(
     if not run_completed:
         return status_hint or NOT_RUN_HINT
     if status_hint:
-        return f"{status_hint} {revisit(outcome.category, course)}"
-    return category_hint(outcome.category, course)
+        return f"{status_hint} {revisit([taught_in(outcome.test_id, outcome.category)], course)}"
+    return category_hint(outcome.category, course, [outcome.test_id])

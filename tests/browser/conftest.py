@@ -4,6 +4,7 @@ Both are started per test module and always stopped by fixture finalizers, even 
 fails half way.
 """
 
+import contextlib
 import json
 import os
 import secrets
@@ -19,14 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from lab_pages import CHROMEDRIVER, CHROMIUM, CHROMIUM_ARGUMENTS
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
 from grader.paths import SOLUTIONS
 from tooling.paths import assignment_name
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
 SERVER_START_SECONDS = 90
 # JupyterLab settings: render every cell (no virtual windowing, so the widget's cell is in the
 # page) and ask nothing about news or updates, whose pop-up could cover the page.
@@ -37,18 +37,6 @@ LAB_SETTINGS = {
         "checkForUpdates": False,
     },
 }
-CHROMIUM_ARGUMENTS = (
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--window-size=1400,1000",
-)
 
 
 @dataclass(frozen=True)
@@ -106,13 +94,14 @@ def stop(process):
             process.wait(timeout=15)
 
 
-@pytest.fixture(scope="module")
-def lab_server(tmp_path_factory):
-    """Start JupyterLab on a temporary copy of the solution notebooks; stop it afterwards."""
-    work = tmp_path_factory.mktemp("lab")
+@contextlib.contextmanager
+def running_lab(work, *options):
+    """Run JupyterLab on a copy of the solution notebooks under `work`; stop it afterwards.
+
+    `options` are more of JupyterLab's command-line options (where its settings are read).
+    """
     root = work / assignment_name()
     shutil.copytree(SOLUTIONS / assignment_name(), root)
-    write_lab_settings(work / "settings")
     server = LabServer(f"http://127.0.0.1:{free_port()}", secrets.token_hex(16), root)
     env = {
         **os.environ,
@@ -131,6 +120,7 @@ def lab_server(tmp_path_factory):
         f"--ServerApp.root_dir={root}",
         f"--LabApp.user_settings_dir={work / 'settings'}",
         f"--LabApp.workspaces_dir={work / 'workspaces'}",
+        *options,
     ]
     log_path = work / "jupyterlab.log"
     with log_path.open("w", encoding="utf-8") as log:
@@ -142,6 +132,27 @@ def lab_server(tmp_path_factory):
         yield server
     finally:
         stop(process)
+
+
+@pytest.fixture(scope="module")
+def lab_server(tmp_path_factory):
+    """Start JupyterLab on a temporary copy of the solution notebooks; stop it afterwards."""
+    work = tmp_path_factory.mktemp("lab")
+    write_lab_settings(work / "settings")
+    with running_lab(work) as server:
+        yield server
+
+
+@pytest.fixture
+def start_lab(tmp_path):
+    """Return a function starting JupyterLab with no user settings (see running_lab)."""
+
+    def start(name, *options):
+        work = tmp_path / name
+        work.mkdir()
+        return running_lab(work, *options)
+
+    return start
 
 
 @pytest.fixture(scope="module")

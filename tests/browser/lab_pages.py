@@ -4,6 +4,8 @@ Every wait has a deadline and fails with a screenshot (test-artifacts/screenshot
 sentence saying what never happened.
 """
 
+from pathlib import Path
+
 import pytest
 from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.common.by import By
@@ -13,6 +15,22 @@ from selenium.webdriver.support.ui import WebDriverWait
 from grader.paths import PROJECT_ROOT
 
 SCREENSHOTS = PROJECT_ROOT / "test-artifacts" / "screenshots"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+# Headless, and quiet: without the background-networking flags Chromium tries Google's hosts,
+# which this closed network refuses.
+CHROMIUM_ARGUMENTS = (
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--window-size=1400,1000",
+)
 PAGE_SECONDS = 90
 UPDATE_SECONDS = 20
 

@@ -88,6 +88,6 @@ def test_ctrl_s_in_a_widget_text_box_does_not_save_and_the_setup_says_so(browser
     press_save(browser, markdown)
     wait_for(browser, lambda _: CHANGED in saved_text(lab_server), "the notebook to be saved")
     assert step_4_line(lab_server) == (
-        "✓ Step 4 (04-byte-budget.ipynb): `budget_error` is finished."
+        "✓ Step 4 (04-byte-budget.ipynb): `budget_error` is finished and passes its check."
     )
     assert text_of(browser, f"{EXPLORER} .budget-check").startswith("✓")

@@ -3,9 +3,10 @@
 - `COURSE` and `SOLUTIONS`: the manifest, and the solution notebooks of its assignment;
 - `reference` and `reference_namespace`: the reference answers, loaded from the solution
   notebooks exactly as a later notebook loads a student's earlier steps;
-- notebooks as a student saves them: `exercise_cell`, `own_cell`, `course_cell`,
-  `pasted_exercise_cell`, `write_notebook`, and `write_lesson` (or `write_lesson_with` one
-  step's notebook of the test's own) for a whole lesson;
+- notebooks as a student saves them: `exercise_cell`, `solution_cell`, `own_cell`,
+  `course_cell`, `pasted_exercise_cell`, `write_notebook`, and `write_lesson` (or
+  `write_lesson_with` one step's notebook of the test's own) or `copy_solutions` for a whole
+  lesson; `record_check_now`, a check cell's record of what it checked;
 - `load_lesson`: a saved lesson loaded as the setup cell loads it;
 - `failure_of`: the first miss a visible check reports;
 - a student's function not written yet (`unfinished`), and a `call_once` that retries
@@ -16,7 +17,8 @@
 import json
 from pathlib import Path
 
-from course.assemble import exercise_cells
+from course.assemble import exercise_cells, read_step
+from course.history import record_check, saved_digest
 from course.manifest import load_course
 from course.run import run_cells
 from grader.paths import SOLUTIONS as SOLUTIONS_ROOT
@@ -137,6 +139,19 @@ def write_lesson_with(folder, step, cells):
     """Write a whole lesson (see `write_lesson`) whose notebook of `step` holds `cells` instead."""
     write_lesson(folder)
     write_notebook(Path(folder) / step.notebook, cells)
+
+
+def solution_cell(step, cell_id):
+    """The exercise cell `cell_id` of `step` as a student who finished it saves it."""
+    notebook = json.loads((SOLUTIONS / step.notebook).read_text(encoding="utf-8"))
+    [cell] = [c for c in notebook["cells"] if c.get("id") == cell_id]
+    return exercise_cell(cell_id, "".join(cell["source"]))
+
+
+def record_check_now(folder, step, name, source, passed):
+    """Record a check of `name` as a check cell does, with the step's saved cells as they are."""
+    work = read_step(folder, step)
+    record_check(name, source, passed, folder, saved=saved_digest(work.cells))
 
 
 def copy_solutions(folder):

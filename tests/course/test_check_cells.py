@@ -121,8 +121,8 @@ def test_check_saved_work_grades_the_saved_files_one_line_per_function(tmp_path,
     assert "✓ Step 1 (01-the-envelope.ipynb): `make_envelope` passes all 6 checks." in printed.out
     assert printed.err.count("✗ Step 2 (02-failure-codes.ipynb)") == 1
     assert (
-        "✗ Step 7 (07-invoke-tool.ipynb): `invoke_tool`: `invoke_tool` calls `failure_code`"
-        in printed.err
+        "✗ Step 7 (07-invoke-tool.ipynb): `invoke_tool` as saved does not pass its check: "
+        "`invoke_tool` calls `failure_code`" in printed.err
     )
     assert "Every step the grader reads passes" not in printed.out
 

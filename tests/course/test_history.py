@@ -3,7 +3,14 @@
 from builders import COURSE, exercise_cell, write_notebook
 
 from course.assemble import read_step
-from course.history import HISTORY_FILE, read_history, record_check, saved_holds, unsaved_note
+from course.history import (
+    HISTORY_FILE,
+    read_history,
+    record_check,
+    saved_digest,
+    saved_holds,
+    unsaved_note,
+)
 
 STEP_4 = COURSE.steps[3]
 SAVED = "def budget_error(text, budget):\n    return None\n"
@@ -42,10 +49,27 @@ def test_a_checked_version_the_saved_file_lacks_gets_a_note_saying_to_save(tmp_p
     work = saved_step(
         tmp_path, "def budget_error(text, budget):\n    raise NotImplementedError()\n"
     )
-    record_check("budget_error", SAVED, False, tmp_path)
+    record_check("budget_error", SAVED, False, tmp_path, saved=saved_digest(work.cells))
     note = unsaved_note("budget_error", STEP_4, work.cells, tmp_path)
     assert note.startswith("The check of `budget_error` did not pass at ")
     assert "04-byte-budget.ipynb does not hold as saved" in note
+
+
+def test_a_notebook_saved_since_its_check_gets_no_note_for_it_was_saved_not_left_unsaved(
+    tmp_path,
+):
+    before = saved_step(tmp_path)
+    record_check("budget_error", SAVED, True, tmp_path, saved=saved_digest(before.cells))
+    after = saved_step(tmp_path, SAVED.replace("None", "'result_too_large'"))
+    assert not saved_holds(SAVED, after.cells)
+    assert unsaved_note("budget_error", STEP_4, after.cells, tmp_path) == ""
+
+
+def test_the_saved_digest_changes_with_the_code_not_with_trailing_spaces(tmp_path):
+    plain = saved_step(tmp_path).cells
+    spaced = saved_step(tmp_path, SAVED.replace("None", "None   ") + "\n\n").cells
+    changed = saved_step(tmp_path, SAVED.replace("None", "0")).cells
+    assert saved_digest(plain) == saved_digest(spaced) != saved_digest(changed)
 
 
 def test_a_damaged_or_unwritable_history_only_loses_the_advice(tmp_path):

@@ -3,16 +3,17 @@
 import pytest
 from builders import (
     COURSE,
+    copy_solutions,
     course_cell,
     exercise_cell,
     own_cell,
-    write_lesson,
+    record_check_now,
+    solution_cell,
     write_lesson_with,
     write_notebook,
 )
 
 from course import supplied
-from course.history import record_check
 from course.notebooks import AssemblyError
 from course.status import CARRY_RULE, load_earlier_steps, where_name_comes_from
 
@@ -32,19 +33,35 @@ def line_of(lines, step):
     return line
 
 
-def test_finished_steps_are_ticked_and_the_rule_is_said(tmp_path):
-    write_lesson(tmp_path)
+def test_finished_steps_that_pass_their_checks_are_ticked_and_the_rule_is_said(tmp_path):
+    copy_solutions(tmp_path)
     namespace, lines = report(tmp_path, "04-byte-budget.ipynb")
     assert lines == [
         "Your work from the earlier notebooks, as saved:",
-        "✓ Step 1 (01-the-envelope.ipynb): `make_envelope` is finished.",
-        "✓ Step 2 (02-failure-codes.ipynb): `failure_code` is finished.",
-        "✓ Step 3 (03-json-vocabulary.ipynb): `encode_json` is finished.",
+        "✓ Step 1 (01-the-envelope.ipynb): `make_envelope` is finished and passes its check.",
+        "✓ Step 2 (02-failure-codes.ipynb): `failure_code` is finished and passes its check.",
+        "✓ Step 3 (03-json-vocabulary.ipynb): `encode_json` is finished and passes its check.",
         CARRY_RULE,
     ]
-    assert namespace["encode_json"]() == 3
+    assert namespace["encode_json"]("東京") == '"東京"'
     assert "budget_error" not in namespace
     assert namespace["InvalidInputError"] is supplied.InvalidInputError
+
+
+def test_a_finished_step_that_fails_its_check_as_saved_is_crossed_with_the_reason(tmp_path):
+    # The issue: a budget_error that counts characters was saved; step 7's setup said nothing,
+    # and its check blamed invoke_tool.
+    copy_solutions(tmp_path)
+    counts_characters = (
+        "def budget_error(text, max_result_bytes):\n"
+        "    return 'result_too_large' if len(text) > max_result_bytes else None\n"
+    )
+    write_notebook(tmp_path / STEP_4.notebook, [exercise_cell("budget-error", counts_characters)])
+    line = line_of(report(tmp_path)[1], STEP_4)
+    assert line.startswith(
+        "✗ Step 4 (04-byte-budget.ipynb): `budget_error` as saved does not pass its check: "
+    )
+    assert "Run the check in 04-byte-budget.ipynb for the details." in line
 
 
 def test_the_first_step_says_there_is_nothing_to_load(tmp_path):
@@ -73,18 +90,14 @@ def test_a_skipped_step_is_not_called_loaded(tmp_path):
 
 
 def test_a_missing_notebook_a_renamed_function_and_two_copies_each_get_their_mark(tmp_path):
-    write_lesson(tmp_path, skip={"03-json-vocabulary.ipynb"})
+    copy_solutions(tmp_path)
+    (tmp_path / "03-json-vocabulary.ipynb").unlink()
     write_notebook(
         tmp_path / STEP_2.notebook,
         [exercise_cell("failure-code", "def failure_codes(exc):\n    return 'tool_failed'\n")],
     )
-    write_notebook(
-        tmp_path / STEP_4.notebook,
-        [
-            exercise_cell("budget-error", "def budget_error(t, b):\n    return None\n"),
-            exercise_cell("budget-error", "def budget_error(t, b):\n    return None\n"),
-        ],
-    )
+    answer = solution_cell(STEP_4, "budget-error")
+    write_notebook(tmp_path / STEP_4.notebook, [answer, answer])
     lines = report(tmp_path)[1]
     assert line_of(lines, STEP_2).startswith("✗ ")
     assert "Your cells define `failure_codes`" in line_of(lines, STEP_2)
@@ -109,7 +122,8 @@ def test_a_check_that_passed_on_unsaved_work_is_pointed_out_even_when_the_file_i
             )
         ],
     )
-    record_check("budget_error", "def budget_error(t, b):\n    return None\n", True, tmp_path)
+    checked = "def budget_error(t, b):\n    return None\n"
+    record_check_now(tmp_path, STEP_4, "budget_error", checked, True)
     line = line_of(report(tmp_path)[1], STEP_4)
     assert line.startswith("✗ Step 4 (04-byte-budget.ipynb): `budget_error` is not finished yet")
     assert "The check of `budget_error` passed at" in line
@@ -118,13 +132,28 @@ def test_a_check_that_passed_on_unsaved_work_is_pointed_out_even_when_the_file_i
 
 
 def test_once_saved_the_same_step_is_ticked(tmp_path):
-    write_lesson(tmp_path)
-    source = "def budget_error(t, b):\n    return None\n"
-    write_notebook(tmp_path / STEP_4.notebook, [exercise_cell("budget-error", source)])
-    record_check("budget_error", source, True, tmp_path)
+    copy_solutions(tmp_path)
+    answer = solution_cell(STEP_4, "budget-error")
+    write_notebook(tmp_path / STEP_4.notebook, [answer])
+    record_check_now(tmp_path, STEP_4, "budget_error", answer["source"], True)
     assert line_of(report(tmp_path)[1], STEP_4) == (
-        "✓ Step 4 (04-byte-budget.ipynb): `budget_error` is finished."
+        "✓ Step 4 (04-byte-budget.ipynb): `budget_error` is finished and passes its check."
     )
+
+
+def test_a_version_saved_after_its_check_is_judged_by_its_check_not_called_unsaved(tmp_path):
+    # The issue: changed, saved, check not run again: "unsaved changes. Open it, save it", which
+    # saving never cleared, while the saved version was really buggy.
+    copy_solutions(tmp_path)
+    answer = solution_cell(STEP_4, "budget-error")
+    write_notebook(tmp_path / STEP_4.notebook, [answer])
+    record_check_now(tmp_path, STEP_4, "budget_error", answer["source"], True)
+    off_by_one = answer["source"].replace("> max_result_bytes", ">= max_result_bytes")
+    assert off_by_one != answer["source"]
+    write_notebook(tmp_path / STEP_4.notebook, [exercise_cell("budget-error", off_by_one)])
+    line = line_of(report(tmp_path)[1], STEP_4)
+    assert line.startswith("✗ Step 4 (04-byte-budget.ipynb): `budget_error` as saved does not")
+    assert "unsaved" not in line and "save it" not in line
 
 
 def test_what_the_students_cells_print_while_loading_is_counted_not_shown(tmp_path):

@@ -52,7 +52,10 @@ def test_a_helper_cell_in_step_2_carries_forward_to_step_7_and_its_checks(tmp_pa
     save(step_2, work, STEP_2)
     executed = execute(read(work, STEP_7), work)
     setup = stream(cell(executed, "setup"), "stdout")
-    assert "✓ Step 2 (02-failure-codes.ipynb): `failure_code` is finished." in setup
+    assert (
+        "✓ Step 2 (02-failure-codes.ipynb): `failure_code` is finished and passes its check."
+        in setup
+    )
     assert stream(cell(executed, "invoke-tool-check"), "stderr") == ""
     assert "All 9 checks of `invoke_tool` passed." in stream(
         cell(executed, "invoke-tool-check"), "stdout"
@@ -96,7 +99,7 @@ def test_work_that_passed_its_check_but_was_never_saved_is_told_in_step_7(tmp_pa
     assert "All 6 checks of `budget_error` passed." in stream(check, "stdout")
     assert "⚠ The saved 04-byte-budget.ipynb does not hold this version" in stream(check, "stdout")
     step_7 = execute(read(work, STEP_7), work)
-    setup = stream(cell(step_7, "setup"), "stdout")
+    setup = stream(cell(step_7, "setup"), "stderr")  # a ✗ line, red on stderr
     [line] = [line for line in setup.splitlines() if "Step 4 (04-byte-budget.ipynb)" in line]
     assert line.startswith("✗ Step 4 (04-byte-budget.ipynb): `budget_error` is not finished yet")
     assert "The check of `budget_error` passed at" in line

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.paths import PROJECT_ROOT, SOLUTIONS
+from grader.paths import LESSONS, PROJECT_ROOT, SOLUTIONS
+from tooling import hygiene
 from tooling.handout import build_handout
 from tooling.paths import assignment_name
 
@@ -76,7 +77,7 @@ def test_student_requirements_pin_the_course_versions_and_install_the_course(han
     for name in ("jupyterlab", "notebook", "ipywidgets", "ipykernel"):
         pinned = [line for line in lines if line.startswith(f"{name}==")]
         assert len(pinned) == 1 and pinned[0] in course_pins, lines
-    assert "-e ." in lines
+    assert "." in lines
     assert not any(line.startswith(("nbgrader", "pytest", "selenium")) for line in lines)
 
 
@@ -173,5 +174,11 @@ def test_package_my_work_runs_in_the_handout_and_zips_only_the_notebooks(handout
     )
     with zipfile.ZipFile(work / f"{assignment_name()}-submission.zip") as archive:
         names = sorted(archive.namelist())
-    lessons = sorted((folder / "lessons" / assignment_name()).glob("*.ipynb"))
+    lessons = sorted((LESSONS / assignment_name()).glob("*.ipynb"))
     assert names == [f"{assignment_name()}/{lesson.name}" for lesson in lessons]
+    assert (work / "lessons" / assignment_name() / "hand-in.ipynb").is_file()
+
+
+def test_the_hand_in_notebook_is_as_clean_as_a_lesson():
+    notebook = PROJECT_ROOT / "tooling" / "student" / "hand-in.ipynb"
+    assert hygiene.notebook_problems(notebook, hygiene.LESSON_CELL_METADATA) == []

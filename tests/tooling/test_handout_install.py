@@ -30,7 +30,7 @@ def installed(tmp_path_factory):
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
     requirements = (handout / "requirements.txt").read_text(encoding="utf-8").splitlines()
-    packages = [line for line in requirements if line.strip() and line.strip() != "-e ."]
+    packages = [line for line in requirements if line.strip() and line.strip() != "."]
     pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
     subprocess.run([*pip, *packages], check=True)
     subprocess.run([*pip, str(handout)], check=True)  # non-editable: copied, not linked
@@ -83,3 +83,19 @@ def test_every_lesson_runs_to_its_end_from_the_installed_course(installed):
             if output.get("output_type") == "error"
         ]
         assert errors == [], f"{notebook.name}: {errors[:1]}"
+
+
+def test_the_install_gives_jupyterlab_the_lessons_settings_no_news_pop_up(installed):
+    # The issue: JupyterLab's "get notified about official Jupyter news?" covered the widgets.
+    python, _lessons = installed
+    overrides = python.parents[1] / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
+    settings = json.loads(overrides.read_text(encoding="utf-8"))
+    notification = settings["@jupyterlab/apputils-extension:notification"]
+    assert notification == {"fetchNews": "false", "checkForUpdates": False}
+    where = subprocess.run(
+        [str(python.parent / "jupyter"), "lab", "path"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert f"Application directory:   {python.parents[1] / 'share' / 'jupyter' / 'lab'}" in where

@@ -88,3 +88,14 @@ def test_a_function_redefined_after_the_explorer_was_shown_is_the_one_used():
     part(explorer, "budget-slider").value = 9
     assert "Your budget_error says result_too_large" in part(explorer, "budget-verdict").value
     assert part(explorer, "budget-check").value.startswith("⚠")
+
+
+@pytest.mark.parametrize("name", EXPLORERS)
+def test_an_explorer_with_a_text_box_says_ctrl_s_there_does_not_save(name):
+    # The issue: Ctrl+S in the step 3 and step 7 boxes silently did not save; only step 4 said so.
+    explorer = EXPLORERS[name][0](reference_namespace())
+    boxes = [w for w in all_parts(explorer) if isinstance(w, widgets.Text | widgets.Textarea)]
+    notes = [w for w in all_parts(explorer) if "save-note" in w._dom_classes]
+    assert len(notes) == (1 if boxes else 0), name
+    if notes:
+        assert "does not save the notebook" in notes[0].value

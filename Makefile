@@ -9,12 +9,8 @@ STAMP := $(VENV)/.installed
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 LAB_ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-<<<<<<< HEAD
-.PHONY: help setup bytecode browser-deps sandbox-deps vm-deps bench lessons check test test-fast handout grade mutation lab clean
-=======
-.PHONY: help setup bytecode browser-deps sandbox-deps lite-deps bench lessons check test test-fast handout \
-	lite lite-serve grade mutation lab clean
->>>>>>> lite
+.PHONY: help setup bytecode browser-deps sandbox-deps vm-deps lite-deps bench lessons check test \
+	test-fast handout lite lite-serve grade mutation lab clean
 
 help:
 	@echo "make grade         install, then grade the sample class into ./grades"
@@ -69,7 +65,6 @@ sandbox-deps:
 		$(SUDO) apt-get install -y bubblewrap; } || \
 		echo "bubblewrap could not be installed; grading will use the fallback isolation"
 
-<<<<<<< HEAD
 # Debian packages for tests/hosts/test_hosts_vm.py: Debian 12's own kernel (cgroup v2 only), which
 # virtme-ng (requirements.txt) boots under QEMU with this machine's files shared read-only, and
 # the static busybox virtme-ng's init needs.
@@ -82,11 +77,10 @@ vm-deps:
 		$(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y \
 			$(VM_PACKAGES); \
 	fi
-=======
+
 # npm brings the pinned Pyodide runtime for `make lite` (tooling/lite/package-lock.json).
 lite-deps:
 	@command -v npm >/dev/null 2>&1 || { $(SUDO) apt-get update && $(SUDO) apt-get install -y npm; }
->>>>>>> lite
 
 lessons: setup
 	$(BIN)/python -m tooling.lessons
@@ -99,11 +93,7 @@ check: setup
 	$(BIN)/python -m tooling.lessons --check
 	$(BIN)/python -m tooling.contract_table --check
 
-<<<<<<< HEAD
-test: setup browser-deps vm-deps bytecode check
-=======
-test: setup browser-deps bytecode check lite
->>>>>>> lite
+test: setup browser-deps vm-deps bytecode check lite
 	$(BIN)/pytest
 
 # The inner loop: no browser, nbgrader, bubblewrap or minute-long test (tests/conftest.py).

@@ -43,7 +43,7 @@ $(STAMP): requirements.txt pyproject.toml
 # would otherwise compile them at every start (about 0.4 s), and nothing writes them where
 # PYTHONDONTWRITEBYTECODE is set. Python never runs a stale file, so this is about speed only.
 bytecode: setup
-	$(BIN)/python -m grader.bytecode
+	$(BIN)/python -m grader.install.bytecode
 
 # Debian packages: the browser and its driver for the widget test, fonts so its screenshots show
 # Japanese text and emoji, bubblewrap, which the grader uses to contain student code, and

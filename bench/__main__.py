@@ -35,7 +35,7 @@ from bench.measure import (
     run_grader,
     run_nbgrader,
 )
-from grader.bytecode import write_bytecode
+from grader.install.bytecode import write_bytecode
 
 HEADER = "    N  jobs  grader          wall s/sub  s/sub/core  cpu s/sub  main MiB  tree MiB"
 

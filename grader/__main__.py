@@ -2,10 +2,10 @@
 
 import sys
 
-from grader.warm import WarmJobs, jobs_asked
+from grader.batch.warm import WarmJobs, jobs_asked
 
 # Before the rest of the grader is imported: a `grade` run's jobs start now, and their start-up
-# overlaps this process's own (grader/warm.py).
+# overlaps this process's own (grader/batch/warm.py).
 asked = jobs_asked(sys.argv)
 warm = WarmJobs.start(asked) if asked else None
 

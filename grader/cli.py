@@ -6,6 +6,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn, TypedDict, TypeVar, Unpack
 
+from grader.batch.progress import ProgressBar, interrupted_message, resumed_message, summary_table
+from grader.batch.run import RunSettings
+from grader.batch.shards import Shard, gather
+from grader.batch.warm import WarmJobs
 from grader.gradebook import late, lms, roster
 from grader.gradebook.book import ClassBook, GradebookSettings
 from grader.intake import archives
@@ -14,12 +18,8 @@ from grader.integrations import gradescope
 from grader.model import Limits
 from grader.paths import SAMPLE_CLASS
 from grader.pipeline import Interrupted, find_submissions, grade_submissions, stop_on_signals
-from grader.progress import ProgressBar, interrupted_message, resumed_message, summary_table
 from grader.reports import class_report
-from grader.run import RunSettings
 from grader.sandbox import containment
-from grader.shards import Shard, gather
-from grader.warm import WarmJobs
 
 DEFAULT_OUT = Path("grades")
 DEFAULTS = Limits()
@@ -190,7 +190,7 @@ def _positive(kind: Callable[[str], Number]) -> Callable[[str], Number]:
 def main(argv: Sequence[str] | None = None, warm: WarmJobs | None = None) -> int:
     """Run the command line; return the process exit code.
 
-    `warm` holds the jobs `python -m grader` started ahead for a `grade` (grader.warm); those
+    `warm` holds the jobs `python -m grader` started ahead for a `grade` (grader.batch.warm); those
     the run does not take are let go when it ends, however it ends.
     """
     try:
@@ -205,9 +205,9 @@ def _run(argv: Sequence[str] | None, warm: WarmJobs | None) -> int:
     try:
         args = build_parser().parse_args(argv)
         if args.command == "selfcheck":
-            from grader import selfcheck  # only what the command needs is imported
+            from grader.selfcheck import catalogue  # only what the command needs is imported
 
-            return selfcheck.main()
+            return catalogue.main()
         if args.command == "gradescope-bundle":
             settings = gradescope.BundleSettings(args.hidden_visibility, args.isolation)
             written = gradescope.build_bundle(args.zip_path, settings)

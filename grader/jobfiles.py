@@ -1,11 +1,11 @@
 """The files a grading job reads and writes, declared once: its input, its results, facts.json.
 
-    grader/dispatch.py   writes the jobs' inputs (deal_job_inputs) and starts the jobs
-    grader/job.py        reads it, writes facts.json (FactsFile) once the hidden tests are
+    grader/batch/dispatch.py   writes the jobs' inputs (deal_job_inputs) and starts the jobs
+    grader/job/main.py        reads it, writes facts.json (FactsFile) once the hidden tests are
                          collected, then one ResultFile per submission as soon as it is graded
-    grader/suite.py      builds the catalogue (CatalogueEntry), as grader/plugin.py does from
-                         pytest's collection; grader/runner.py each result's outcomes
-    grader/run.py        reads facts.json and the result files back into grader.model's types
+    grader/job/suite.py      builds the catalogue (CatalogueEntry), as grader/plugin.py does from
+                         pytest's collection; grader/job/runner.py each result's outcomes
+    grader/batch/run.py        reads facts.json and the result files back into grader.model's types
 
 A job's input is JSON Lines: its JobSettings on the first line, then one JobEntry per line, so
 neither the writer nor the job ever holds a class's code at once (write_job_input,
@@ -24,6 +24,8 @@ from typing import TextIO, TypedDict
 
 from grader.model import CodeUnit, Limits
 from grader.sandbox.inside.protocol import CodeUnitMessage
+
+FACTS = "facts.json"  # what a job writes beside its results once its hidden tests are read
 
 
 class LimitsData(TypedDict):
@@ -53,7 +55,7 @@ class JobSettings(TypedDict):
     """The part of a job's input that every job of a run shares."""
 
     limits: LimitsData
-    isolation: str  # "auto", "bubblewrap" or "process" (grader.run.RunSettings)
+    isolation: str  # "auto", "bubblewrap" or "process" (grader.batch.run.RunSettings)
 
 
 class JobEntry(TypedDict):

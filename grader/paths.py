@@ -6,9 +6,8 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 REQUIREMENTS = PROJECT_ROOT / "requirements.txt"  # the pins every install takes its versions from
 HIDDEN_TESTS = PROJECT_ROOT / "grader" / "hidden"
 HIDDEN_CONFIG = HIDDEN_TESTS / "pytest.ini"  # the hidden suite's own, wherever it runs
-# pytest's last collection of the hidden suite (grader/suite.py). Beside the suite's bytecode,
+# pytest's last collection of the hidden suite (grader/job/suite.py). Beside the suite's bytecode,
 # where only the grader writes, it is never committed and goes with `make clean`.
-HIDDEN_RECORD = HIDDEN_TESTS / "__pycache__" / "collected.json"
 LESSONS = PROJECT_ROOT / "lessons"
 SOLUTIONS = PROJECT_ROOT / "solutions"
 FIXTURES = PROJECT_ROOT / "fixtures"

@@ -2,11 +2,11 @@
 
 The CLI and the self-check both grade through these functions, so what the self-check vouches
 for is exactly what instructors run. A run into a folder that already holds results resumes:
-students whose submission and grader are unchanged keep their stored result (grader.resume).
+students whose submission and grader are unchanged keep their stored result (grader.batch.resume).
 
 One student never stops the batch: whatever fails while loading, running, scoring or reporting
 a submission becomes that student's result, status "error" with a plain reason, and a line for
-the instructor (`progress.note`); a student id that would mix files is refused (grader.ids).
+the instructor (`progress.note`); a student id that would mix files is refused (grader.intake.ids).
 """
 
 import contextlib
@@ -21,9 +21,11 @@ from types import FrameType
 from typing import NoReturn, Protocol
 
 from course.manifest import Course, load_course
-from grader import ids, resume, run
+from grader.batch import resume, run
+from grader.batch.shards import Shard
 from grader.gradebook.book import ClassBook
 from grader.gradebook.summary import StudentSummary
+from grader.intake import ids
 from grader.intake.discover import Found, UsageError, discover
 from grader.intake.load import load
 from grader.model import (
@@ -37,7 +39,6 @@ from grader.model import (
 )
 from grader.reports import files
 from grader.score import score
-from grader.shards import Shard
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 STUDENT_FILES = ("results.json", "feedback.md", "feedback.html")
@@ -138,7 +139,8 @@ def grade_submissions(
     anything that went wrong (a refused student id, a grader failure, a job that died).
     `book`, a grader.gradebook.book.ClassBook if given, adds a "missing" row for each rostered
     student who sent nothing, with its late penalty each summary it keeps; grades.csv then has
-    its columns too. `shard`, a grader.shards.Shard if given, grades only its slice of the class.
+    its columns too. `shard`, a grader.batch.shards.Shard if given, grades only its slice of the
+    class.
     """
     book = book if book is not None else ClassBook()
     refused = ids.refusals(s.student for s in submissions)

@@ -49,7 +49,6 @@ SANDBOXED = {
     "test_sandbox_landlock",
     "test_selfcheck",
     "test_shards",
-    "test_suite_jobs",
     "test_trusted_side_bounds",
 }
 SLOW = {

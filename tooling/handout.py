@@ -10,8 +10,8 @@ import shutil
 import sys
 from pathlib import Path
 
+from grader.install.requirements import pinned_requirements
 from grader.paths import LESSONS, PROJECT_ROOT
-from grader.requirements import pinned_requirements
 from tooling.paths import assignment_name, relative
 
 DEFAULT_FOLDER = PROJECT_ROOT / "build" / "handout"

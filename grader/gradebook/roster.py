@@ -11,7 +11,7 @@ a row in the grade files, status `missing` and 0 points when they sent nothing.
 import csv
 from pathlib import Path
 
-from grader import ids
+from grader.intake import ids
 from grader.intake.discover import UsageError
 
 ID_COLUMN = "id"

@@ -23,7 +23,7 @@ NO_VERDICT = 255  # the byte for a hidden test this student has no outcome for
 
 
 class CatalogueTest(Protocol):
-    """A hidden test as the catalogue (grader.run.hidden_tests) lists it."""
+    """A hidden test as the catalogue (grader.batch.run.hidden_tests) lists it."""
 
     @property
     def test_id(self) -> str: ...

@@ -5,18 +5,25 @@
     @parametrize("handler", cases(HANDLERS))   # HANDLERS: {id: (a student's words, value)}
     def test_handler_is_called_exactly_once(submission, handler): ...
 
-pytest reads these declarations through grader/hidden/conftest.py, which turns them into its own
-parametrization and `category`/`case` markers, so the suite is written, listed and collected as
-any pytest suite. A grading job reads the very same declarations directly (grader/suite.py) and
-never imports pytest when pytest's own collection, kept on record, agrees with its reading.
+These declarations are the one reading of the suite: `declared_suite()` lists its tests, by
+file and then in the order of definition, as plain data. A grading job calls what it lists
+(grader/job/suite.py); pytest's collection is built from the same declarations
+(grader/hidden/conftest.py) and refuses any test they do not list, so the two cannot disagree.
 """
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+import importlib
+import inspect
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TypeVar
 
 CATEGORY_NAME = "CATEGORY"  # the module attribute naming a hidden test module's category
 _DECLARED = "hidden_cases"  # the attribute `parametrize` sets on a test function
+HIDDEN_PACKAGE = __name__.rpartition(".")[0]
+TEST_FILES = "test_*.py"  # pytest's default names, which the suite's pytest.ini keeps
+TEST_PREFIX = "test"
+SUBMISSION = "submission"  # the one argument a hidden test may take besides its own cases
 
 Function = TypeVar("Function", bound=Callable[..., None])
 
@@ -65,3 +72,59 @@ def declared_cases(function: object) -> Parametrization | None:
     """Return the cases `parametrize` declared for `function`, or None if it declared none."""
     declared = getattr(function, _DECLARED, None)
     return declared if isinstance(declared, Parametrization) else None
+
+
+class UnreadableSuite(Exception):
+    """A hidden test that takes anything but `submission` and its own cases."""
+
+
+@dataclass(frozen=True)
+class DeclaredTest:
+    """One hidden test as declared: a function, and the case it is called with, if any."""
+
+    name: str  # as pytest names it: the function's name, with its case id in brackets
+    function: Callable[..., object]
+    categories: tuple[str, ...]  # the module's category; none if it names none
+    words: str = ""  # the case in a student's words
+    parameters: dict[str, object] = field(default_factory=dict)
+    takes_submission: bool = True
+
+
+def declared_suite() -> list[DeclaredTest]:
+    """Return every hidden test: by file, then in the order of definition, then by case."""
+    tests: list[DeclaredTest] = []
+    for path in sorted(Path(__file__).parent.glob(TEST_FILES)):
+        module = importlib.import_module(f"{HIDDEN_PACKAGE}.{path.stem}")
+        category = getattr(module, CATEGORY_NAME, None)
+        categories = (category,) if isinstance(category, str) else ()
+        for name, function in vars(module).items():
+            if name.startswith(TEST_PREFIX) and inspect.isfunction(function):
+                tests.extend(_declared(name, function, categories))
+    return tests
+
+
+def _declared(
+    name: str, function: Callable[..., object], categories: tuple[str, ...]
+) -> Iterator[DeclaredTest]:
+    """Return the tests the function `name` declares: one per case, or itself without cases."""
+    parameters = tuple(inspect.signature(function).parameters)
+    declared = declared_cases(function)
+    allowed = {SUBMISSION, *([declared.name] if declared else [])}
+    if not set(parameters) <= allowed or (declared and declared.name not in parameters):
+        raise UnreadableSuite(
+            f"hidden test {name} takes {', '.join(parameters)}: a hidden test may take only "
+            f"`{SUBMISSION}` and its own cases"
+        )
+    takes_submission = SUBMISSION in parameters
+    if declared is None:
+        yield DeclaredTest(name, function, categories, takes_submission=takes_submission)
+        return
+    for case in declared.cases:
+        yield DeclaredTest(
+            f"{name}[{case.id}]",
+            function,
+            categories,
+            case.words,
+            {declared.name: case.value},
+            takes_submission,
+        )

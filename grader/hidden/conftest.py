@@ -1,15 +1,15 @@
-"""pytest's reading of the hidden suite: its declared cases and categories.
+"""pytest's reading of the hidden suite: the tests grader/hidden/cases.py declares, and no other.
 
-The suite declares its cases and categories in plain Python (grader/hidden/cases.py); these
-hooks give pytest the same tests as pytest parameters and markers (declared in pytest.ini), so
-that `pytest` lists and collects the suite as any other and a grading job can read it without.
-pytest never runs a hidden test: a job calls each one itself with its `submission`, the sandbox
-session of the submission being graded (grader/runner.py), so no fixture provides it here.
+The suite declares its cases and categories in plain Python; these hooks give pytest the same
+tests as pytest parameters and `category`/`case` markers (declared in pytest.ini), so `pytest`
+lists the suite as any other, and refuse a test the declarations do not list as a job would
+call it. pytest never runs a hidden test: a job calls each one itself with its `submission`,
+the sandbox session of the submission being graded (grader/job/runner.py).
 """
 
 import pytest
 
-from grader.hidden.cases import CATEGORY_NAME, declared_cases
+from grader.hidden.cases import CATEGORY_NAME, DeclaredTest, declared_cases, declared_suite
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -28,3 +28,12 @@ def pytest_itemcollected(item: pytest.Item) -> None:
     category = getattr(getattr(item, "module", None), CATEGORY_NAME, None)
     if category is not None:
         item.add_marker(pytest.mark.category(category))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Refuse any collected test that is not declared, as a job would call it, in cases.py."""
+    declared: dict[str, DeclaredTest] = {test.name: test for test in declared_suite()}
+    for item in items:
+        test = declared.get(item.name)
+        if test is None or test.function is not getattr(item, "obj", None):
+            raise pytest.UsageError(f"{item.nodeid} is not a test grader/hidden/cases.py declares")

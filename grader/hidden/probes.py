@@ -7,6 +7,7 @@ tagged values; the few it cannot even describe (cycles, IntEnum members) as name
 
 import enum
 import json
+import math
 from collections.abc import Iterator
 from typing import Any, Final, Literal, TypedDict, Unpack
 
@@ -277,3 +278,16 @@ def value_of(observation: Observation) -> object:
     if observation.envelope is None:
         return describe_raise(observation)
     return field(observation, "value")
+
+
+def same_json(left: Any, right: Any) -> bool:
+    """Say whether two values are equal, with equal exact types at every depth (any key order)."""
+    if type(left) is not type(right):
+        return False
+    if type(left) is float:
+        return left == right or (math.isnan(left) and math.isnan(right))
+    if type(left) in (list, tuple):
+        return len(left) == len(right) and all(map(same_json, left, right))
+    if type(left) is dict:
+        return left.keys() == right.keys() and all(same_json(left[k], right[k]) for k in left)
+    return bool(left == right)

@@ -21,6 +21,7 @@ from grader.hidden.probes import (
     returns,
     returns_fixture,
     returns_made,
+    same_json,
     scenario,
     step_aside,
     unknown_tool_scenario,
@@ -35,7 +36,6 @@ from grader.hidden.verdicts import (
 )
 from grader.sandbox.handlers import Scenario
 from grader.sandbox.session import Observation, SubmissionSession
-from grader.sandbox.values import same_json
 
 CATEGORY = "envelope"
 

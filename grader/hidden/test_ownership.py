@@ -22,6 +22,7 @@ from grader.hidden.probes import (
     returns,
     returns_arguments,
     returns_fixture,
+    same_json,
     scenario,
     step_aside,
 )
@@ -49,7 +50,6 @@ from grader.hidden.verdicts import (
 from grader.sandbox.handlers import ToolSpec
 from grader.sandbox.inside.picture import untag
 from grader.sandbox.session import Observation, SubmissionSession
-from grader.sandbox.values import same_json
 
 CATEGORY = "ownership"
 

@@ -172,7 +172,7 @@ def student_id(name: str) -> str:
     """Return the student id for a file or folder name: the name, as text that can be written.
 
     A byte that is not UTF-8 is kept as an escape (the byte 0xFF as the four characters
-    backslash, x, f, f), so every report can be written; grader.ids refuses the id for it.
+    backslash, x, f, f), so every report can be written; grader.intake.ids refuses the id for it.
     """
     return os.fsencode(name).decode("utf-8", errors="backslashreplace")
 

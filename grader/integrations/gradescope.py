@@ -5,7 +5,7 @@
 Gradescope unzips the bundle into /autograder/source, runs setup.sh once when it builds the
 image, then for each submission puts the student's files in /autograder/submission, runs
 run_autograder and reads /autograder/results/results.json. What runs there is
-grader/gradescope_run.py; the instructor's choices made here travel in the bundle as
+grader/integrations/gradescope_run.py; the instructor's choices made here travel in the bundle as
 SETTINGS_FILE. The submission is graded by the same pipeline as `python -m grader grade`.
 """
 
@@ -14,8 +14,8 @@ import zipfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from grader.install.requirements import pinned_requirements
 from grader.paths import HIDDEN_CONFIG, PROJECT_ROOT
-from grader.requirements import pinned_requirements
 from grader.sandbox.runtime import COURSE_DATA, COURSE_RUNTIME
 
 TEMPLATES = Path(__file__).resolve().parent / "gradescope_files"

@@ -3,13 +3,13 @@
     python -m grader.integrations.gradescope_entry [ROOT]
 
 The job's start (Python, pytest, the plugin: about 0.3 s) overlaps this process's own imports
-and its isolation probe, as for `python -m grader grade` (grader/warm.py). Everything else is
+and its isolation probe, as for `python -m grader grade` (grader/batch/warm.py). Everything else is
 grader/integrations/gradescope_run.py, which setup.sh runs directly for the self-check.
 """
 
 import sys
 
-from grader.warm import WarmJobs
+from grader.batch.warm import WarmJobs
 
 # Before the rest of the grader is imported. One job: gradescope_run.JOBS, which this module
 # cannot import without importing everything it means to overlap.

@@ -6,10 +6,10 @@
 gradescope_entry starts the grading job, then calls `main` here; run directly, this module
 grades too, without a job started ahead.
 
-ROOT is /autograder unless given. The isolation the bundle requires (grader/gradescope.py) is
-checked before anything is written (the self-check checks it first): where it cannot be had,
-both commands fail with one line and write no result, so Gradescope reports a failed autograder
-instead of a grade earned under weaker isolation.
+ROOT is /autograder unless given. The isolation the bundle requires
+(grader/integrations/gradescope.py) is checked before anything is written (the self-check checks
+it first): where it cannot be had, both commands fail with one line and write no result, so
+Gradescope reports a failed autograder instead of a grade earned under weaker isolation.
 """
 
 import json
@@ -23,6 +23,8 @@ from typing import Any, TextIO
 
 from course.assemble import ExerciseCell
 from course.manifest import Course, load_course
+from grader.batch.run import RunSettings
+from grader.batch.warm import WarmJobs
 from grader.intake.discover import Found
 from grader.intake.files import Folder, Refused
 from grader.integrations.gradescope import SELFCHECK_FILES, SELFCHECK_FOLDER, BundleSettings
@@ -30,11 +32,9 @@ from grader.integrations.visible_checks import VisibleCheck, checks_opening, vis
 from grader.model import Grade, Limits, Submission
 from grader.pipeline import grade_submissions, load_safely
 from grader.reports.files import results_json, write_atomically
-from grader.run import RunSettings
 from grader.sandbox import containment
 from grader.sandbox.cleanup import temporary_folder
 from grader.sandbox.opening import Opening
-from grader.warm import WarmJobs
 
 DEFAULT_ROOT = Path("/autograder")
 STUDENT = "submission"

@@ -26,11 +26,11 @@ from typing import TYPE_CHECKING, Any
 
 from nbgrader.preprocessors import NbGraderPreprocessor
 
+from grader.batch.run import RunSettings
 from grader.intake.discover import Found
 from grader.model import CATEGORIES, POINTS_PER_CATEGORY, SETTLED, Grade
 from grader.pipeline import grade_submissions
 from grader.reports.feedback import case_title
-from grader.run import RunSettings
 from grader.sandbox.cleanup import temporary_folder
 
 if TYPE_CHECKING:

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from course.checks import CHECKS
 from course.manifest import Course
 from grader.model import Limits, Submission
-from grader.sandbox.client import SandboxProblem, reap_orphans
-from grader.sandbox.containment import adopt_orphans
-from grader.sandbox.forkserver import ForkServer
+from grader.sandbox.containment import adopt_orphans, reap_orphans
 from grader.sandbox.inside.protocol import CheckReply
 from grader.sandbox.opening import Opening
+from grader.sandbox.problems import SandboxProblem
+from grader.sandbox.server import ForkServer
 from grader.sandbox.session import SubmissionSession
 
 # Every check of every function together, once: the reference needs well under a second.
@@ -96,7 +96,6 @@ def visible_checks_beside(
     if submission.error is not None or not submission.units:
         yield lambda: []
         return
-    opening.start_ahead()  # on the copied runtime, if it is: before the thread owns `opening`
     found: list[list[VisibleCheck] | BaseException] = []
     thread = threading.Thread(
         target=_check_beside, args=(opening, submission, course, found), daemon=True

@@ -1,7 +1,7 @@
 """The trusted side of the sandbox: get a worker, talk to it with time limits, read its output.
 
 How the worker is shut in (bubblewrap, its own user, the runtime folder) is decided in
-`grader.sandbox.containment`; the job's fork server (`grader.sandbox.forkserver`) forks it. This
+`grader.sandbox.containment`; the job's fork server (`grader.sandbox.server`) forks it. This
 module holds it to its limits and labels how a call ended: an answer, or a SandboxProblem whose
 status is timeout, crash, memory or output_limit.
 """
@@ -17,8 +17,7 @@ from collections.abc import Callable
 
 from grader.sandbox import cgroups, containment
 from grader.sandbox.cleanup import remove_tree
-from grader.sandbox.clock import Stopwatch, poll_until
-from grader.sandbox.forkserver import ForkServer
+from grader.sandbox.clock import Stopwatch
 from grader.sandbox.inside.picture import json_text
 from grader.sandbox.inside.protocol import (
     READ_BYTES,
@@ -31,8 +30,15 @@ from grader.sandbox.inside.protocol import (
     ToolCall,
     WorkerMessage,
 )
+from grader.sandbox.problems import (
+    SandboxCrash,
+    SandboxForbidden,
+    SandboxMemory,
+    SandboxProblem,
+    SandboxTimeout,
+)
+from grader.sandbox.server import ForkServer
 
-REAP_SECONDS = 1.0
 # What holding a decoded reply may take, beyond its bytes: a list or object, and an item.
 HELD_PER_CONTAINER = 64
 HELD_PER_ITEM = 48
@@ -42,36 +48,6 @@ FIXED_LIMITS = {
     "file_size": 64 << 20,  # also the most output a worker may print before output_limit
     "core_size": 0,
 }
-
-
-class SandboxProblem(Exception):
-    """The sandbox could not give an answer; `status` is the test status to record."""
-
-    status = "error"
-
-
-class SandboxTimeout(SandboxProblem):
-    """The submission's code ran past its time limit."""
-
-    status = "timeout"
-
-
-class SandboxCrash(SandboxProblem):
-    """The worker process died while running the submission's code."""
-
-    status = "crash"
-
-
-class SandboxForbidden(SandboxProblem):
-    """The code did something the grader refuses, such as writing to the grader's channel."""
-
-    status = "forbidden"
-
-
-class SandboxMemory(SandboxProblem):
-    """The submission's code needed more memory than its limit allows."""
-
-    status = "memory"
 
 
 class Allowance:
@@ -304,19 +280,3 @@ class Worker:
         self.output.close()
         if self.scratch is not None:
             remove_tree(self.scratch)
-
-
-def reap_orphans() -> None:
-    """Collect every child that has ended, waiting a little for killed ones to finish dying."""
-    poll_until(_none_left, time.monotonic() + REAP_SECONDS, longest=0.005)
-
-
-def _none_left() -> bool:
-    """Collect every child that has ended; say whether this process has no child left."""
-    while True:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return True
-        if pid == 0:  # one is still running
-            return False

@@ -37,7 +37,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.sandbox import cgroups, syscalls
+from grader.sandbox import cgroups, seccomp
 from grader.sandbox.clock import poll_until
 from grader.sandbox.inside import landlock
 from grader.sandbox.inside import syscalls as inside_syscalls
@@ -51,6 +51,7 @@ SCRATCH = inside_syscalls.SCRATCH
 # Capabilities the fork server keeps as root: to give each worker its own mounts, switch it to
 # its own user and kill it. Every worker gives them all up before student code runs.
 PROBE_REAP_SECONDS = 2.0  # how long the probe's leftover bubblewrap may take to end
+REAP_SECONDS = 1.0  # how long killed children are given to finish dying (reap_orphans)
 SERVER_CAPABILITIES = ("CAP_SETUID", "CAP_SETGID", "CAP_SYS_ADMIN", "CAP_KILL")
 # Where a bubblewrapped worker sees the runtime folder: one fixed place, so the tracebacks a
 # student's output may show are the same in every job.
@@ -120,7 +121,7 @@ def choose_isolation(runtime: str | Path, wanted: str = "auto") -> Isolation:
     (or GRADER_ISOLATION=process forbids it), never a silent fallback.
     """
     uid = worker_uid()
-    program = syscalls.worker_program()
+    program = seccomp.worker_program()
     forced = os.environ.get(ISOLATION_VARIABLE) == "process" or wanted == "process"
     contained = Isolation("bubblewrap", str(runtime), uid, program, landlock.abi())
     if not forced and bubblewrap_works(contained):
@@ -407,3 +408,19 @@ def readable_binds(folders: list[Path]) -> list[str]:
     for folder in folders:
         command += _readable_bind(folder)
     return command
+
+
+def reap_orphans() -> None:
+    """Collect every child that has ended, waiting a little for killed ones to finish dying."""
+    poll_until(_none_left, time.monotonic() + REAP_SECONDS, longest=0.005)
+
+
+def _none_left() -> bool:
+    """Collect every child that has ended; say whether this process has no child left."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return True
+        if pid == 0:  # one is still running
+            return False

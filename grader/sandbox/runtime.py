@@ -63,7 +63,7 @@ def prepare_runtime(folder: str | Path) -> Path:
     """Copy the modules a worker imports into `folder`/runtime, readable by everyone; return it.
 
     Each source keeps its modification time and comes with the project's own bytecode where it
-    has some (`python -m grader.bytecode` writes it at install time): bytecode records the
+    has some (`python -m grader.install.bytecode` writes it at install time): bytecode records the
     time and size of its source, so it is valid for the copy. What is missing or stale is
     compiled here, from the copies, so that no worker compiles the runtime at every start (it
     cannot write bytecode: the folder is read-only to it).

@@ -13,16 +13,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Literal, overload
 
 from grader.model import CodeUnit, Limits
-from grader.sandbox.client import (
-    Allowance,
-    SandboxForbidden,
-    SandboxProblem,
-    SandboxTimeout,
-    Worker,
-    worker_limits,
-)
+from grader.sandbox.client import Allowance, Worker, worker_limits
 from grader.sandbox.clock import WALL_FACTOR, Stopwatch
-from grader.sandbox.forkserver import ForkServer
 from grader.sandbox.handlers import Scenario, Toolbox
 from grader.sandbox.inside.picture import json_text, untag
 from grader.sandbox.inside.protocol import (
@@ -36,6 +28,14 @@ from grader.sandbox.inside.protocol import (
     ToolAnswer,
     ToolCall,
 )
+from grader.sandbox.problems import (
+    LoadFailure,
+    OutputLimit,
+    SandboxForbidden,
+    SandboxProblem,
+    SandboxTimeout,
+)
+from grader.sandbox.server import ForkServer
 
 # The facts of an observation that are yes or no (grader/sandbox/inside/protocol.py).
 Flag = Literal[
@@ -51,21 +51,6 @@ Flag = Literal[
 
 # What tells scenarios apart: the JSON text of one, or a tuple where JSON cannot write it.
 ScenarioKey = str | tuple[object, ...]
-
-
-class OutputLimit(SandboxProblem):
-    """The code printed more than the output file may hold, so its prints began to fail."""
-
-    status = "output_limit"
-
-
-class LoadFailure(SandboxProblem):
-    """The submission's code could not be loaded, so none of it can be tested."""
-
-    def __init__(self, reason: str, status: str = "error") -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.status = status
 
 
 class Observation:

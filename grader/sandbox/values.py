@@ -1,27 +1,13 @@
-"""Decoded values on the trusted side: compared as the contract does, and shown within bounds."""
+"""Decoded values on the trusted side, shown within bounds in a message."""
 
 import math
 import reprlib
-from typing import Any
 
 from grader.sandbox.inside.picture import Limit, Opaque, Unhashed, type_name
 
 SHOWN_WIDTH = 300  # characters of a value a message shows at most
 _BIG_INT_BITS = 256  # an int longer than this is shown by its size, not its digits
 _DIGITS_PER_BIT = math.log10(2)
-
-
-def same_json(left: Any, right: Any) -> bool:
-    """Say whether two values are equal, with equal exact types at every depth (any key order)."""
-    if type(left) is not type(right):
-        return False
-    if type(left) is float:
-        return left == right or (math.isnan(left) and math.isnan(right))
-    if type(left) in (list, tuple):
-        return len(left) == len(right) and all(map(same_json, left, right))
-    if type(left) is dict:
-        return left.keys() == right.keys() and all(same_json(left[k], right[k]) for k in left)
-    return bool(left == right)
 
 
 def shown(value: object, width: int = SHOWN_WIDTH) -> str:

@@ -5,7 +5,7 @@ import os
 import psutil
 import pytest
 
-from grader.sandbox.forkserver import ForkServer
+from grader.sandbox.server import ForkServer
 
 
 @pytest.fixture(autouse=True, scope="module")

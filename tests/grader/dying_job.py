@@ -4,7 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from grader import dispatch
+from grader.batch import dispatch
 from grader.jobfiles import read_job_input
 
 # Writes the result of its first submission from a real job's catalogue, then dies (exit 9).

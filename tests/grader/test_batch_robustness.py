@@ -24,7 +24,9 @@ from grade_builders import grade_for
 from grader_cli import read_grades, run_grader
 from process_trees import SLOW_WRAPPER, ProcessTree, wait_for
 
-from grader import cli, dispatch, ids, pipeline, run
+from grader import cli, pipeline
+from grader.batch import dispatch, run
+from grader.intake import ids
 from grader.intake.discover import student_id
 from grader.paths import SUBMISSIONS
 from grader.pipeline import find_submissions, load_safely

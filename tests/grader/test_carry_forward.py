@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from course.manifest import load_course
-from grader import run
+from grader.batch import run
 from grader.intake.discover import Found
 from grader.intake.load import load
 from grader.reports.feedback import feedback_blocks, render_markdown

@@ -1,16 +1,16 @@
 """Each job keeps to a processor of its own, with its workers, when there is one for every job.
 
 A job and its worker take turns, so a round trip between them is cheapest on one processor
-(grader.dispatch.cores_for_jobs says why and what it costs).
+(grader.batch.dispatch.cores_for_jobs says why and what it costs).
 """
 
 import os
 
 import pytest
 
-from grader import dispatch
+from grader.batch import dispatch
+from grader.batch.run import RunSettings, run_submissions
 from grader.model import CodeUnit, Submission
-from grader.run import RunSettings, run_submissions
 
 PRINTS_ITS_PROCESSORS = """
 import os

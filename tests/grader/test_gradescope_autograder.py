@@ -26,9 +26,9 @@ from gradescope_roots import (
     upload_checks_of,
 )
 
-from grader import dispatch
+from grader.batch import dispatch
+from grader.batch.warm import WarmJobs
 from grader.integrations import gradescope_run
-from grader.warm import WarmJobs
 
 GRACE = PROJECT / "fixtures" / "sample-class" / "submitted" / "grace" / "bounded_results"
 
@@ -46,7 +46,7 @@ def after_due_date_bundle(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def hidden_test_count():
-    from grader.run import hidden_tests
+    from grader.batch.run import hidden_tests
 
     return len(hidden_tests())
 
@@ -197,7 +197,7 @@ def test_the_bundle_self_check_passes_with_the_reference_at_full_marks(bundle, t
 
 IMPORTS_PROBE = """
 import importlib.metadata, json, sys
-import grader.integrations.gradescope_run, grader.job, grader.grading, grader.hidden_session
+import grader.integrations.gradescope_run, grader.job.main, grader.job.grading, grader.job.suite
 import grader.sandbox.inside.guard
 tops = {name.split(".")[0] for name in sys.modules}
 outside = sorted(t for t in tops if t not in sys.stdlib_module_names and not t.startswith("_"))

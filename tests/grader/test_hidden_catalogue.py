@@ -1,17 +1,13 @@
 """Every hidden test belongs to exactly one category and explains itself to a student."""
 
 from collections import Counter
-from types import SimpleNamespace
 
 import pytest
 
+from grader.batch.run import hidden_tests
 from grader.hidden.probes import MARKER
-from grader.hidden_session import pytest_arguments
-from grader.integrations.gradescope import bundle_entries
+from grader.jobfiles import catalogue_entry
 from grader.model import CATEGORIES
-from grader.paths import HIDDEN_CONFIG
-from grader.plugin import describe, direct_arguments
-from grader.run import hidden_tests
 
 
 @pytest.fixture(scope="module")
@@ -41,24 +37,9 @@ def test_listing_is_deterministic(catalogue):
     assert hidden_tests() == catalogue
 
 
-class FakeItem:
-    """Just enough of a pytest item for `describe`."""
-
-    name = "test_thing[case]"
-
-    def __init__(self, categories):
-        self.categories = categories
-
-    def iter_markers(self, name):
-        return [SimpleNamespace(args=(c,)) for c in self.categories] if name == "category" else []
-
-    def function(self):
-        """Checks a thing."""
-
-
 @pytest.mark.parametrize("categories", [[], ["envelope", "redaction"]])
 def test_a_test_without_exactly_one_category_is_flagged(categories):
-    entry = describe(FakeItem(categories))
+    entry = catalogue_entry("test_thing[case]", "Checks a thing.", categories)
     assert entry["category"] == "uncategorised"
     assert entry["categories"] == categories
 
@@ -70,29 +51,6 @@ def test_every_case_of_a_parametrized_test_is_named_in_a_students_words(catalogu
         assert "(2)" not in test.case and MARKER not in test.case, test
     named = [(test.description, test.case) for test in catalogue]
     assert len(named) == len(set(named)), "two tests would show the same name"
-
-
-def test_the_hidden_session_reads_its_own_config_file_everywhere():
-    arguments = pytest_arguments()
-    assert arguments[arguments.index("-c") + 1] == str(HIDDEN_CONFIG)
-    assert "hidden/pytest.ini" in HIDDEN_CONFIG.as_posix()
-    assert "grader/hidden/pytest.ini" in [name for name, _, _ in bundle_entries()]
-
-
-def test_a_hidden_test_that_asks_for_another_fixture_is_refused():
-    def test_uses_a_folder(submission, tmp_path):
-        """Uses a fixture the grading loop does not provide."""
-
-    item = SimpleNamespace(
-        nodeid="test_x.py::test_uses_a_folder",
-        fixturenames=["submission", "tmp_path"],
-        obj=test_uses_a_folder,
-    )
-    with pytest.raises(pytest.UsageError, match="tmp_path"):
-        direct_arguments(item)
-    item.fixturenames = ["submission"]
-    item.obj = lambda submission: None
-    assert direct_arguments(item) == ("submission",)
 
 
 def test_a_falsy_handler_is_a_case_of_the_code_and_of_the_call_only(catalogue):

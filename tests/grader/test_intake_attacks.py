@@ -1,6 +1,6 @@
 """Links, pipes and devices instead of work: each earns nothing and changes no one else's grade.
 
-The attacks of grader/selfcheck_trees.py (notebooks linked to the solutions or to a classmate,
+The attacks of grader/selfcheck/trees.py (notebooks linked to the solutions or to a classmate,
 a linked student or assignment folder, a named pipe, /dev/zero, a 300 MB notebook) are graded
 in one class with the classmate they copy, and the classmate alone in another: the classmate's
 results are the same, and each attacker is told why their files were not read.
@@ -10,7 +10,7 @@ import pytest
 from grader_cli import read_grades, run_grader
 
 from grader.sandbox.cleanup import remove_tree
-from grader.selfcheck_trees import CLASSMATE, build_trees
+from grader.selfcheck.trees import CLASSMATE, build_trees
 
 REASONS = {
     "trees-links-to-solutions": "is a link to another file",

@@ -2,6 +2,7 @@
 
 import json
 
+from grader.job.runner import status_of_error
 from grader.model import (
     RUN_STATUSES,
     SETTLED,
@@ -11,9 +12,7 @@ from grader.model import (
     TestStatus,
 )
 from grader.reports import class_report, feedback, hints
-from grader.runner import status_of_error
-from grader.sandbox.client import SandboxProblem
-from grader.sandbox.session import LoadFailure, OutputLimit
+from grader.sandbox.problems import LoadFailure, OutputLimit, SandboxProblem
 
 # Statuses whose meaning is told by the category's own hint or by NOT_JUDGED_HINT instead.
 TOLD_ELSEWHERE = {TestStatus.PASSED, TestStatus.FAILED, TestStatus.NOT_JUDGED}

@@ -2,7 +2,7 @@
 
 import pytest
 
-from grader.requirements import pinned_requirements
+from grader.install.requirements import pinned_requirements
 
 REQUIREMENTS = """\
 # a comment naming pytest==1.0

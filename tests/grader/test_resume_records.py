@@ -2,9 +2,9 @@
 
 from dataclasses import replace
 
-from grader import resume
+from grader.batch import resume
+from grader.batch.run import RunSettings
 from grader.model import CodeUnit, Limits, RunResult, Submission, TestOutcome
-from grader.run import RunSettings
 
 UNIT = CodeUnit(label="ada.py", filename="ada.py", source="def invoke_tool(r, t):\n    pass\n")
 SUBMISSION = Submission(student="ada", path="/class/ada.py", kind="python", units=(UNIT,))

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from grader.batch.run import RunSettings, run_submissions
 from grader.model import NOT_JUDGED, CodeUnit, Submission
-from grader.run import RunSettings, run_submissions
 
 REFERENCE = (
     Path(__file__).resolve().parents[2] / "fixtures/submissions/correct/reference.py"

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from grader.batch.run import RunSettings, hidden_tests, run_submissions
 from grader.model import CodeUnit, Limits, Submission
-from grader.run import RunSettings, hidden_tests, run_submissions
 from grader.sandbox.containment import containment_available
 
 REFERENCE = (

@@ -7,9 +7,9 @@ jobs keep dying are the submissions left errors, each saying that the grader fai
 
 from dying_job import DIES_AT_ONCE, make_jobs_die
 
-from grader import dispatch
+from grader.batch import dispatch
+from grader.batch.run import LOST_REASON, RunSettings, hidden_tests, run_submissions
 from grader.model import CodeUnit, Submission
-from grader.run import LOST_REASON, RunSettings, hidden_tests, run_submissions
 
 REFERENCE_LIKE = (CodeUnit("a", "a.py", "def invoke_tool(request, tools):\n    return {}\n"),)
 

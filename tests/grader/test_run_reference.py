@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
+from grader.batch.run import RunSettings, hidden_tests, run_submissions
 from grader.model import CodeUnit, Submission
-from grader.run import RunSettings, hidden_tests, run_submissions
 
 REFERENCE_PATH = Path(__file__).resolve().parents[2] / "fixtures/submissions/correct/reference.py"
 REFERENCE = REFERENCE_PATH.read_text(encoding="utf-8")

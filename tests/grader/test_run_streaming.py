@@ -7,9 +7,9 @@ import weakref
 from grader_cli import read_grades
 
 from grader import pipeline
+from grader.batch.run import RunSettings, run_submissions
 from grader.model import CodeUnit, Submission
 from grader.paths import SUBMISSIONS
-from grader.run import RunSettings, run_submissions
 
 REFERENCE = (SUBMISSIONS / "correct" / "reference.py").read_text(encoding="utf-8")
 

@@ -5,9 +5,9 @@ server that died starting, a cgroup the kernel refused) is tried once more, then
 student's "error", and the next students are graded as if nothing had happened.
 """
 
+from grader.job.runner import GRADER_ATTEMPTS, HiddenCall, Runner
 from grader.jobfiles import catalogue_entry
 from grader.model import Limits
-from grader.runner import GRADER_ATTEMPTS, HiddenCall, Runner
 
 TESTS = [HiddenCall(catalogue_entry("test_a", "Checks a.", ["envelope"]), lambda: None)]
 

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
+from grader.batch.run import RunSettings, hidden_tests, run_submissions
 from grader.model import CodeUnit, Limits, Submission
-from grader.run import RunSettings, hidden_tests, run_submissions
 from grader.score import score
-from grader.selfcheck import find_fixture
+from grader.selfcheck.catalogue import find_fixture
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures/submissions"
 REFERENCE = (FIXTURES / "correct/reference.py").read_text(encoding="utf-8")

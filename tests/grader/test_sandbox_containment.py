@@ -9,11 +9,11 @@ import pytest
 from host_expectations import expected_mode, slower
 from sandboxes import session_for
 
+from grader.batch.run import RunSettings, hidden_tests, run_submissions
 from grader.model import CodeUnit, Limits, Submission
-from grader.run import RunSettings, hidden_tests, run_submissions
 from grader.sandbox.containment import adopt_orphans
+from grader.sandbox.problems import LoadFailure
 from grader.sandbox.runtime import prepare_runtime
-from grader.sandbox.session import LoadFailure
 
 PROJECT = Path(__file__).resolve().parents[2]
 REFERENCE_SOURCE = (PROJECT / "fixtures/submissions/correct/reference.py").read_text("utf-8")

@@ -16,9 +16,8 @@ import pytest
 from sandboxes import REFERENCE, printed_at_load, session_for
 
 from grader.hidden.probes import returns, scenario
-from grader.sandbox.client import SandboxProblem
-from grader.sandbox.forkserver import ForkServer
-from grader.sandbox.session import LoadFailure
+from grader.sandbox.problems import LoadFailure, SandboxProblem
+from grader.sandbox.server import ForkServer
 
 PROJECT = Path(__file__).resolve().parents[2]
 ROOT = os.geteuid() == 0
@@ -118,7 +117,7 @@ def test_a_fork_server_that_died_is_started_again_for_the_next_worker(fork_serve
 
 def test_how_a_worker_ended_is_reported_by_its_exit_status_or_signal(fork_server):
     # The seccomp filter refuses every signal a worker sends, its own SIGABRT too: the C
-    # library's abort then ends the process with a fault (grader/sandbox/syscalls.py).
+    # library's abort then ends the process with a fault (grader/sandbox/seccomp.py).
     aborted = signal.SIGSEGV if fork_server.isolation.seccomp is not None else signal.SIGABRT
     for source, expected in (
         ("import os\nos._exit(3)\n", "(exit 3)"),
@@ -135,7 +134,7 @@ LEAVES_NO_ZOMBIE = """
 import os, sys, time
 sys.path.insert(0, sys.argv[1])
 from grader.sandbox.containment import adopt_orphans
-from grader.sandbox.forkserver import ForkServer
+from grader.sandbox.server import ForkServer
 adopt_orphans()  # as a grading job does: orphans of its sandboxes come to it
 with ForkServer.open(sys.argv[2]):
     pass
@@ -175,7 +174,7 @@ def test_a_worker_keeps_to_the_processor_its_job_chose_and_roams_when_none_was(i
     assert f"PROCESSORS {offered}" in roaming, roaming
 
 
-JOB_MODULES = "grader.job, grader.grading, grader.suite, grader.hidden_session"  # all a job imports
+JOB_MODULES = "grader.job.main, grader.job.grading, grader.job.suite"  # all a job imports
 
 
 def test_a_job_starts_its_fork_server_without_importing_the_workers_own_code():

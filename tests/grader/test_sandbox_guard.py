@@ -11,7 +11,7 @@ import pytest
 from sandboxes import session_for
 
 from grader.hidden.probes import flaky, returns, scenario
-from grader.sandbox.client import SandboxProblem
+from grader.sandbox.problems import SandboxProblem
 
 REFERENCE = (
     Path(__file__).resolve().parents[2] / "fixtures/submissions/correct/reference.py"

@@ -14,10 +14,10 @@ import pytest
 from sandboxes import reference_with, session_for
 
 from grader.hidden.probes import raises, returns, scenario
-from grader.sandbox.client import SandboxProblem
 from grader.sandbox.inside import rules
 from grader.sandbox.inside.guard import Guard
 from grader.sandbox.inside.picture import entry
+from grader.sandbox.problems import SandboxProblem
 
 MARK = "RAN-INSIDE-THE-GUARD"
 # What the cheat's special method does when it runs: look for the guard's frames above it and

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pyseccomp
 
-from grader.sandbox import containment, syscalls
+from grader.sandbox import containment, seccomp
 from grader.sandbox.runtime import prepare_runtime
 
 REPO = Path(__file__).resolve().parents[2]
@@ -68,7 +68,7 @@ def _report(done: subprocess.CompletedProcess) -> dict:
 
 
 def test_the_program_is_built_on_this_machine():
-    program = syscalls.worker_program()
+    program = seccomp.worker_program()
     assert isinstance(program, bytes)
     assert program and len(program) % 8 == 0  # whole BPF instructions
 
@@ -86,7 +86,7 @@ print(json.dumps({
 
 def test_the_program_refuses_keyrings_sockets_memfd_and_namespaces():
     code = f"NUMBERS = {_numbers('keyctl', 'unshare')!r}\n" + ESCAPES
-    done = _sandboxed(code, syscalls.worker_program())
+    done = _sandboxed(code, seccomp.worker_program())
     assert _report(done) == dict.fromkeys(("keyctl", "socket", "memfd_create", "unshare"), "EPERM")
 
 
@@ -99,10 +99,10 @@ def test_the_same_calls_succeed_without_the_filter():
 
 def test_the_program_refuses_every_listed_syscall_whatever_the_arguments():
     # With the filter these never reach the kernel proper, so zero arguments are safe to pass.
-    numbers = _numbers(*syscalls.DENIED, "clone3")
+    numbers = _numbers(*seccomp.DENIED, "clone3")
     code = f"print(json.dumps({{name: raw(nr) for name, nr in {numbers!r}.items()}}))"
-    report = _report(_sandboxed(code, syscalls.worker_program()))
-    assert report == {**dict.fromkeys(syscalls.DENIED, "EPERM"), "clone3": "ENOSYS"}
+    report = _report(_sandboxed(code, seccomp.worker_program()))
+    assert report == {**dict.fromkeys(seccomp.DENIED, "EPERM"), "clone3": "ENOSYS"}
 
 
 def test_interpreter_works_normally_under_the_program():
@@ -123,7 +123,7 @@ def test_interpreter_works_normally_under_the_program():
         print(json.dumps({"re": re.findall("a+", "caab"), "shown": "KeyError" in shown,
                           "memory": memory}))
         """,
-        syscalls.worker_program(),
+        seccomp.worker_program(),
     )
     assert _report(done) == {"re": ["aa"], "shown": True, "memory": "MemoryError"}
     assert "logged after the filter" in done.stderr
@@ -149,7 +149,7 @@ def test_the_program_refuses_signal_handlers_threads_and_processes():
             "clone3": raw({numbers["clone3"]}),
         }}))
         """,
-        syscalls.worker_program(),
+        seccomp.worker_program(),
     )
     assert _report(done) == {
         "handler": "EPERM",
@@ -176,7 +176,7 @@ while not fired and time.monotonic() < deadline:
     time.sleep(0.01)
 print(json.dumps({"fired": fired}))
 """
-    code = f"PROGRAM = {syscalls.worker_program().hex()!r}\n" + code
+    code = f"PROGRAM = {seccomp.worker_program().hex()!r}\n" + code
     assert _report(_sandboxed(code, None)) == {"fired": [True]}
 
 

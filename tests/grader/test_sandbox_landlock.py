@@ -19,9 +19,9 @@ from host_expectations import expected_landlock
 from sandboxes import printed_at_load
 
 from grader.sandbox import containment
-from grader.sandbox.forkserver import ForkServer
 from grader.sandbox.inside import landlock
 from grader.sandbox.runtime import prepare_runtime
+from grader.sandbox.server import ForkServer
 
 PROJECT = Path(__file__).resolve().parents[2]
 SECRETS = (

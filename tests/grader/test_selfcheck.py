@@ -16,7 +16,7 @@ from grader import model, selfcheck
 from grader.model import RunResult, Submission
 from grader.paths import SUBMISSIONS
 from grader.score import score
-from grader.selfcheck import (
+from grader.selfcheck.catalogue import (
     Expectation,
     FixtureLayoutError,
     check,

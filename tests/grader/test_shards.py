@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from grader.batch.shards import Shard, gather
 from grader.intake.discover import UsageError
-from grader.shards import Shard, gather
 
 CLASS = [f"student-{n:03d}" for n in range(10)] + ["Ada", "ada", "zoë"]
 

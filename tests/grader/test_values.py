@@ -7,6 +7,7 @@ import math
 
 import pytest
 
+from grader.hidden.probes import same_json
 from grader.sandbox.inside.picture import (
     MAX_DEPTH,
     MAX_STR,
@@ -18,7 +19,6 @@ from grader.sandbox.inside.picture import (
     tag,
     untag,
 )
-from grader.sandbox.values import same_json
 
 PLAIN = {
     "scalars": [None, True, False, 0, -7, 10**40, 1.0, -0.0, "", "é😀"],

@@ -10,11 +10,12 @@ import pytest
 from grader_cli import read_grades
 from process_trees import fork_servers_below
 
-from grader import dispatch
+from grader.batch import dispatch
+from grader.batch.run import RunSettings, run_submissions
+from grader.batch.warm import WarmJobs, jobs_asked
+from grader.jobstart import AWAIT
 from grader.model import CodeUnit, Submission
 from grader.paths import PROJECT_ROOT, SUBMISSIONS
-from grader.run import RunSettings, run_submissions
-from grader.warm import AWAIT, WarmJobs, jobs_asked
 
 
 @pytest.mark.parametrize(

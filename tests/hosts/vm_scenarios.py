@@ -48,7 +48,8 @@ def delegate(name, uid):
 def warm_cache(python):
     """Import what grading and its tests import, once: the VM reads this machine's files over 9p,
     slowly, and a first read during a test would count against its time limits."""
-    modules = "pytest, psutil, pyseccomp, grader.cli, grader.run, grader.job, grader.selfcheck"
+    modules = "pytest, psutil, pyseccomp, grader.cli, grader.batch.run, grader.job.main"
+    modules += ", grader.selfcheck.catalogue"
     modules += ", grader.sandbox.inside.forkserver, grader.sandbox.inside.guard"
     subprocess.run([python, "-c", f"import {modules}"], cwd=PROJECT, check=True)
 

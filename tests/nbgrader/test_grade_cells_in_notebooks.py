@@ -14,11 +14,11 @@ from classroom import ASSIGNMENT
 from conftest import GRADED_NOTEBOOK, HIDDEN_REGION_TEXT
 from nbclient import NotebookClient
 
+from grader.batch.run import HiddenTest
 from grader.integrations import nbgrader_bridge
 from grader.integrations.nbgrader_bridge import HiddenSuiteDamaged, grade_id_for
 from grader.model import CATEGORIES, POINTS_PER_CATEGORY, RunResult, Submission
 from grader.paths import LESSONS, SOLUTIONS
-from grader.run import HiddenTest
 from grader.score import score
 
 

@@ -29,7 +29,7 @@ echo "$SOURCE" > "$SITE/autograder-source.pth"
 
 # The grader's bytecode and pytest's rewritten hidden tests go into the image: every submission
 # starts a fresh container from it, which would otherwise compile them again (about 0.4 s).
-(cd "$SOURCE" && "$VENV/bin/python" -m grader.bytecode)
+(cd "$SOURCE" && "$VENV/bin/python" -m grader.install.bytecode)
 
 # Workers run as user ids of their own: they cannot even enter a folder that is root's alone.
 chown -R 0:0 "$SOURCE"

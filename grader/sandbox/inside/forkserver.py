@@ -181,7 +181,7 @@ def _become_worker(message: dict[str, Any], fds: list[int], server: Server) -> N
         children.clear()
         os.setsid()  # its own process group, which the parent kills whole
         if message.get("core") is not None:
-            # Beside its job, which waits while it works: see grader.dispatch.cores_for_jobs.
+            # Beside its job, which waits while it works: see grader.batch.dispatch.cores_for_jobs.
             with contextlib.suppress(OSError):
                 os.sched_setaffinity(0, {message["core"]})
         syscalls.die_with_parent()

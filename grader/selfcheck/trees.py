@@ -2,9 +2,9 @@
 
 A fixture file cannot hold a symbolic link to the course's solutions, a named pipe or a device
 node, so these are built at run time, in a class folder of their own, and graded in the same
-batch as the catalogue (grader/selfcheck.py). Each is a student's folder whose notebooks are
-not the student's own files: it must score nothing, as its twin, the untouched lessons, does,
-and be told why. The classmate it copies from is graded beside it, at full marks.
+batch as the catalogue (grader/selfcheck/catalogue.py). Each is a student's folder whose
+notebooks are not the student's own files: it must score nothing, as its twin, the untouched
+lessons, does, and be told why. The classmate it copies from is graded beside it, at full marks.
 
     with temporary_folder() as folder:
         for tree in build_trees(Path(folder)):   # Tree(expectation, found)
@@ -33,7 +33,7 @@ class TreeAttack:
 
     name: str
     summary: str
-    score: str  # "full" or "zero", as grader.selfcheck.Expectation says
+    score: str  # "full" or "zero", as grader.selfcheck.catalogue.Expectation says
     labels: tuple[str, ...] = ()
     needs_root: bool = False
 

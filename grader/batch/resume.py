@@ -20,6 +20,7 @@ from dataclasses import asdict, fields, replace
 from pathlib import Path
 from typing import Any
 
+from grader.batch.run import RunSettings
 from grader.model import (
     RUN_STATUSES,
     TEST_STATUSES,
@@ -31,7 +32,6 @@ from grader.model import (
 )
 from grader.paths import PROJECT_ROOT
 from grader.reports.files import readable_json, write_atomically
-from grader.run import RunSettings
 from grader.sandbox.runtime import RUNTIME_FILES, RUNTIME_FOLDERS
 
 STORE_FOLDER = ".resume"
@@ -44,17 +44,13 @@ VERDICT_SOURCES = (
     *RUNTIME_FILES,
     "grader/hidden",
     "grader/sandbox",
-    "grader/plugin.py",
-    "grader/job.py",
-    "grader/hidden_session.py",
-    "grader/suite.py",
-    "grader/grading.py",
-    "grader/runner.py",
+    "grader/job",
     "grader/jobfiles.py",
-    "grader/run.py",
+    "grader/jobstart.py",
+    "grader/batch/run.py",
     "grader/score.py",
     "grader/model.py",
-    "grader/resume.py",
+    "grader/batch/resume.py",
     "grader/intake",
 )
 # Settings that decide how fast a run goes, never what it finds.
@@ -175,7 +171,7 @@ def _outcome(item: dict[str, Any]) -> TestOutcome:
 
 
 # Under STORE_FOLDER: the hidden tests and isolation of a run. A dot first: no student id starts
-# with one (grader.ids), so it never meets a student's record.
+# with one (grader.intake.ids), so it never meets a student's record.
 FACTS_RECORD = ".facts.json"
 
 

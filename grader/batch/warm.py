@@ -5,69 +5,21 @@ the grading command's own imports and the loading of the class take about as lon
 `python -m grader grade` and Gradescope's `run_autograder` start their jobs before importing
 anything else: each job imports, then waits on its standard input for the one line that says
 what to grade (`python -m grader.job --await`). Dispatch hands that line to a waiting job
-instead of starting a new one (grader/dispatch.py); a job the run does not use reads the end of
-its input and leaves.
+instead of starting a new one (grader/batch/dispatch.py); a job the run does not use reads the
+end of its input and leaves.
 
-Standard library only, and nothing of the grader's: this module is imported first.
+Standard library and grader.jobstart only: this module is imported first.
 """
 
-import contextlib
-import json
 import os
 import subprocess
 import sys
-from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 
-NOTIFY_VARIABLE = "GRADER_NOTIFY_FD"  # where a job finds the notification pipe
-CORE_VARIABLE = "GRADER_JOB_CORE"  # the processor a job keeps itself and its workers on
-AWAIT = "--await"  # grader.job's argument: wait for the line that says what to grade
+from grader.jobstart import AWAIT, JOB_MODULE, job_environment, order_line
+
 MAX_WARM_JOBS = 8  # started ahead at most; a run that wants more starts the rest itself
 LEAVE_SECONDS = 5.0  # how long an unused job is given to read the end of its input
-
-
-def job_environment(notify_fd: int | None = None, core: int | None = None) -> dict[str, str]:
-    """Return the environment a job process starts in: this process's, and what a job needs.
-
-    `notify_fd` is the pipe the job tells this process on; `core` the processor it keeps to
-    (a job started ahead is told its processor later: grader.job.take_order).
-    """
-    # Plugins installed for other reasons (anyio, from Jupyter) would only slow the job down.
-    # The job stops by itself if this process dies (see grader.job.stop_with_parent).
-    environment = dict(
-        os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", GRADER_PARENT_PID=str(os.getpid())
-    )
-    if notify_fd is not None:
-        environment[NOTIFY_VARIABLE] = str(notify_fd)
-    keep_to_core(environment, core)
-    return environment
-
-
-def keep_to_core(environment: MutableMapping[str, str], core: int | None) -> None:
-    """Say in `environment` which processor a job keeps to: `core`, or none (any) if None."""
-    environment.pop(CORE_VARIABLE, None)
-    if core is not None:
-        environment[CORE_VARIABLE] = str(core)
-
-
-def chosen_core() -> int | None:
-    """Return the processor the parent chose for this job and its workers, if it chose one.
-
-    See grader.dispatch.cores_for_jobs and `keep_to_core`.
-    """
-    core = os.environ.get(CORE_VARIABLE, "")
-    return int(core) if core.isdigit() else None
-
-
-def keep_to(core: int | None) -> None:
-    """Keep this process on `core` from now on (None: anywhere).
-
-    A processor the system no longer offers is not an error: the job then runs wherever the
-    kernel puts it, only a little slower.
-    """
-    if core is not None:
-        with contextlib.suppress(AttributeError, OSError):
-            os.sched_setaffinity(0, {core})
 
 
 @dataclass
@@ -88,7 +40,7 @@ class WarmJobs:
         for _ in range(max(0, min(count, MAX_WARM_JOBS))):
             try:
                 job = subprocess.Popen(
-                    [sys.executable, "-m", "grader.job", AWAIT],
+                    [sys.executable, "-m", JOB_MODULE, AWAIT],
                     stdin=subprocess.PIPE,
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL,
@@ -113,10 +65,9 @@ class WarmJobs:
         """Tell a waiting job what to grade; return it, or None if no job is waiting."""
         while self.waiting:
             job = self.waiting.pop(0)
-            order = {"arguments": arguments, "log": log_path, "core": core}
             try:
                 assert job.stdin is not None  # started with a pipe
-                job.stdin.write((json.dumps(order) + "\n").encode("utf-8"))
+                job.stdin.write(order_line(arguments, log_path, core))
                 job.stdin.close()
             except OSError:  # it died while it waited: the next one, or a new job
                 job.wait()
@@ -147,12 +98,6 @@ class WarmJobs:
             self.claimed = True
             os.close(self.notify_read)
             os.close(self.notify_write)
-
-
-def order_of(line: str) -> tuple[list[str], str, int | None]:
-    """Read the line a waiting job is handed: its arguments, its log file and its processor."""
-    order = json.loads(line)
-    return list(order["arguments"]), str(order["log"]), order["core"]
 
 
 def jobs_asked(argv: list[str]) -> int:

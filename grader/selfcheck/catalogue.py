@@ -25,14 +25,14 @@ from pathlib import Path, PurePosixPath
 from typing import Any, TextIO
 
 from course.manifest import load_course
+from grader.batch.run import RunSettings
 from grader.intake.discover import Found, discover
 from grader.intake.load import load
 from grader.model import CATEGORIES, RUN_STATUSES, SETTLED, TEST_STATUSES, Grade, RunStatus
 from grader.paths import LESSONS, PROJECT_ROOT, SUBMISSIONS
 from grader.pipeline import grade_submissions
-from grader.run import RunSettings
 from grader.sandbox.cleanup import temporary_folder
-from grader.selfcheck_trees import build_trees
+from grader.selfcheck.trees import build_trees
 
 EXCEPTIONS_FILE = "exceptions.toml"
 FULL_MARKS = "correct"  # the folder of the submissions that earn every point
@@ -238,7 +238,7 @@ def run_selfcheck(
 ) -> list[Expectation]:
     """Grade every expectation's submission and print a line for each; return the failures.
 
-    With `trees`, the intake's attacks (grader/selfcheck_trees.py) are built and graded too.
+    With `trees`, the intake's attacks (grader/selfcheck/trees.py) are built and graded too.
     """
     course = load_course()
     with (

@@ -7,9 +7,9 @@
 
 The job runs only the grader's own code; student code runs in the sandbox workers it starts.
 Its first step is to set up the fork server those workers come from (grader/sandbox/
-forkserver.py); meanwhile it reads its hidden tests (grader/suite.py: without even importing
+forkserver.py); meanwhile it reads its hidden tests (grader/job/suite.py: without even importing
 pytest when pytest's catalogue on record agrees) and then calls them for each submission
-(grader/grading.py, grader/runner.py). Each result file is written atomically as soon as its
+(grader/job/grading.py, grader/job/runner.py). Each result file is written atomically as soon as its
 submission is done, so the parent can report progress and keep every finished result even if
 this job dies later. A job never outlives the grader that started it (see `stop_with_parent`).
 """
@@ -23,10 +23,10 @@ import time
 from types import FrameType
 from typing import NoReturn
 
+from grader.jobstart import AWAIT, keep_to_core, order_of, parent_pid
 from grader.sandbox.containment import adopt_orphans
-from grader.sandbox.forkserver import ForkServer
 from grader.sandbox.opening import Opening
-from grader.warm import AWAIT, keep_to_core, order_of
+from grader.sandbox.server import ForkServer
 
 PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 PARENT_POLL_SECONDS = 0.5
@@ -41,7 +41,7 @@ def stop_with_parent() -> None:
     """
     for number in (signal.SIGTERM, signal.SIGINT):
         signal.signal(number, _interrupt)
-    parent = int(os.environ.get("GRADER_PARENT_PID", os.getppid()))
+    parent = parent_pid()
     if not _ask_kernel_for_death_signal():
         threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
     if os.getppid() != parent:  # the parent died before the kernel was asked
@@ -76,7 +76,7 @@ def main(argv: list[str]) -> int:
     """Dispatch on the command line; return the job's exit status."""
     stop_with_parent()
     if argv[1] == "--list":
-        from grader.hidden_session import list_tests  # nothing to set up here
+        from grader.job.suite import list_tests  # nothing to set up here
 
         return list_tests(argv[2])
     # The fork server's bubblewrap comes to this process when it adopts orphans: before it starts.
@@ -93,15 +93,19 @@ def main(argv: list[str]) -> int:
 def _grade_with(opening: Opening, argv: list[str]) -> int:
     """Read the hidden tests, wait for what to grade if started ahead, and grade it."""
     # Imported only now, once the set-up is on its way: about 40 ms of the job's start.
-    from grader.grading import grade
-    from grader.suite import hidden_calls
+    from grader.job.grading import grade
+    from grader.job.runner import HiddenCall
+    from grader.job.suite import hidden_calls
 
     if argv[1] != AWAIT:
         return grade(argv[1], argv[2], opening)
-    # Started ahead (grader.warm): the tests are read while the job waits for what to grade.
+    # Started ahead (grader.batch.warm): the tests are read while the job waits for what to grade.
     # Its server is started only once told (grading.grade): the order comes about as the probe
     # ends, and a run may not need this job at all, or may forbid bubblewrap.
-    tests = hidden_calls()
+    try:
+        tests: list[HiddenCall] | None = hidden_calls()
+    except Exception:  # read again, and said in one line, once there is a log to say it in
+        tests = None
     line = sys.stdin.readline()
     if not line:
         return 0  # the run did not need this job
@@ -128,7 +132,3 @@ def leave(code: int) -> NoReturn:
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)
-
-
-if __name__ == "__main__":
-    leave(main(sys.argv))

@@ -1,6 +1,6 @@
 """The job's run loop: every hidden test, called directly, once per submission, as plain data.
 
-The hidden tests come as HiddenCalls, however they were collected (grader/suite.py: read on
+The hidden tests come as HiddenCalls, however they were collected (grader/job/suite.py: read on
 record, or collected by pytest). Each submission gets one sandbox session; its tests run one
 after another against it, and its result goes to `on_finished` as soon as it is done. Nothing
 here imports pytest: a hidden test is a function that takes the session and its parameters.
@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 
 from grader.jobfiles import CatalogueEntry, DetailedOutcome, GradingEntry, OutcomeData, ResultFile
 from grader.model import NOT_JUDGED, RUN_STATUSES, Limits, NotJudged, failure_reason
-from grader.sandbox.client import SandboxProblem
-from grader.sandbox.forkserver import ForkServer
-from grader.sandbox.session import LoadFailure, ScenarioKey, SubmissionSession
+from grader.sandbox.problems import LoadFailure, SandboxProblem
+from grader.sandbox.server import ForkServer
+from grader.sandbox.session import ScenarioKey, SubmissionSession
 from grader.sandbox.values import shown
 
 # A submission the grader itself failed on is tried this many times in all.
@@ -122,7 +122,7 @@ class Runner:
         on_finished: Callable[[str, ResultFile], None],
     ) -> None:
         """`server` returns the job's ForkServer once it is ready, and may be asked again
-        (grader.sandbox.forkserver.Opening.ready); `on_finished(key, result)` gets each result.
+        (grader.sandbox.server.Opening.ready); `on_finished(key, result)` gets each result.
         """
         self.tests = tests
         self.catalogue = [test.entry for test in tests]

@@ -6,7 +6,6 @@ process descriptor (pidfd), so it sleeps in one `select` until a result is ready
 Where the kernel has no pidfds, it wakes every POLL_SECONDS to look at the jobs instead.
 """
 
-import contextlib
 import dataclasses
 import os
 import select
@@ -14,16 +13,16 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.batch.warm import WarmJobs
 from grader.jobfiles import JobEntry, JobSettings, copy_job_input, deal_job_inputs
+from grader.jobstart import JOB_MODULE, job_environment
 from grader.model import CodeUnit, Submission
 from grader.sandbox.inside.protocol import CodeUnitMessage
-from grader.warm import NOTIFY_VARIABLE, WarmJobs, job_environment
 
-FACTS = "facts.json"  # what a job writes beside its results once its hidden tests are collected
 POLL_SECONDS = 0.5  # only where pidfds are missing: how often ended jobs are looked for
 STOP_GRACE_SECONDS = 5.0
 RESTARTS = 2  # how many times a job that died is started again for its ungraded students
@@ -59,7 +58,7 @@ class Jobs:
         """Start `count` jobs over `submissions`, dealt out in turn, each with `settings`.
 
         `settings` is the job input's own part (limits and isolation: see grader.job). `warm`
-        holds jobs the command started ahead (grader.warm): they are handed their work first.
+        holds jobs the command started ahead (grader.batch.warm): they are handed their work first.
         """
         self.folder = folder
         self.settings = settings
@@ -197,30 +196,13 @@ def run_job(
     environment = job_environment(notify_fd, core)
     with open(log_path, "wb") as log:
         return subprocess.Popen(
-            [sys.executable, "-m", "grader.job", *arguments],
+            [sys.executable, "-m", JOB_MODULE, *arguments],
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
             env=environment,
             pass_fds=() if notify_fd is None else (notify_fd,),
         )
-
-
-def notifier() -> Callable[[], None]:
-    """In a job: return what tells the parent that a file is ready (does nothing if unasked)."""
-    fd = os.environ.get(NOTIFY_VARIABLE)
-    if fd is None or not fd.isdigit():
-        return lambda: None
-    number = int(fd)
-    with contextlib.suppress(OSError):
-        os.set_blocking(number, False)
-
-    def notify() -> None:
-        # A full pipe means the parent already has wake-ups waiting: nothing is lost.
-        with contextlib.suppress(OSError):
-            os.write(number, b".")
-
-    return notify
 
 
 def how_it_ended(code: int) -> str:

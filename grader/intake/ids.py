@@ -13,7 +13,7 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable
 
-from grader import resume, run
+from grader.batch import resume, run
 from grader.gradebook import lms
 from grader.reports import class_report, files, spreadsheet
 

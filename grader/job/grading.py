@@ -1,21 +1,22 @@
 """A job's grading: its tests and fork server made ready, then each submission's result written.
 
-grader/job.py is the process around it (signals, the order of a job started ahead); the run
-loop itself is grader/runner.py.
+grader/job/main.py is the process around it (signals, the order of a job started ahead); the run
+loop itself is grader/job/runner.py.
 """
 
+import contextlib
+import os
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from grader.dispatch import FACTS, notifier
-from grader.jobfiles import GradingEntry, JobEntry, ResultFile, read_job_input, write_json
+from grader.job.runner import HiddenCall, Runner
+from grader.job.suite import hidden_calls
+from grader.jobfiles import FACTS, GradingEntry, JobEntry, ResultFile, read_job_input, write_json
+from grader.jobstart import chosen_core, notifier
 from grader.model import CodeUnit, Limits
-from grader.runner import HiddenCall, Runner
 from grader.sandbox.containment import describe
 from grader.sandbox.opening import Opening
-from grader.suite import hidden_calls
-from grader.warm import chosen_core, keep_to
 
 CANNOT_START = 3  # no hidden tests or no workers: the job grades nobody
 
@@ -36,11 +37,12 @@ def grade(
     # The job and each worker keep to the chosen processor, where their round trips are
     # cheapest; the server itself starts on any processor while the job reads its tests.
     opening.keep_workers_to(core)
-    opening.start_if_set_up()  # or, if the probe still runs, a server ahead beside it
     try:
-        if tests is None:
-            tests = hidden_calls(opening.start_if_set_up)
-            opening.start_if_set_up()
+        tests = hidden_calls() if tests is None else tests
+    except Exception as error:  # the instructor's suite, not a student's: said in one line
+        print(f"grader: the hidden tests could not be read: {error}", file=sys.stderr)
+        return CANNOT_START
+    try:
         server = opening.ready()
     except (OSError, RuntimeError) as error:
         print(f"grader: the job could not start: {error}", file=sys.stderr)
@@ -70,3 +72,14 @@ def read_entries(entries: Iterable[JobEntry]) -> Iterator[GradingEntry]:
             "units": tuple(CodeUnit(**unit) for unit in item.get("units", ())),
             "error": item.get("error"),
         }
+
+
+def keep_to(core: int | None) -> None:
+    """Keep this process on `core` from now on (None: anywhere).
+
+    A processor the system no longer offers is not an error: the job then runs wherever the
+    kernel puts it, only a little slower.
+    """
+    if core is not None:
+        with contextlib.suppress(AttributeError, OSError):
+            os.sched_setaffinity(0, {core})

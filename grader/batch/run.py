@@ -8,7 +8,7 @@ Results come back as JSON files, one per submission, and become `RunResult`s her
 of `submissions`; the jobs' facts (the hidden tests they collected, the isolation in force)
 come back the same way, before any result. A job that dies loses no finished result: a new job
 grades the submissions it left (twice at most), after which they are errors that say so; its
-log is kept. (grader/dispatch.py starts and watches the job processes.)
+log is kept. (grader/batch/dispatch.py starts and watches the job processes.)
 """
 
 import json
@@ -18,12 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import overload
 
-from grader import dispatch
-from grader.dispatch import FACTS
-from grader.jobfiles import CatalogueEntry, FactsFile, JobSettings, ResultFile, limits_data
+from grader.batch import dispatch
+from grader.batch.warm import WarmJobs
+from grader.jobfiles import FACTS, CatalogueEntry, FactsFile, JobSettings, ResultFile, limits_data
 from grader.model import HiddenTest, JobFacts, Limits, RunResult, Submission, TestOutcome
 from grader.sandbox.cleanup import temporary_folder
-from grader.warm import WarmJobs
 
 LOST_REASON = (
     "The grader itself failed before it could finish testing your code. This is not "
@@ -42,7 +41,7 @@ class RunSettings:
 
     `isolation` is "auto" (bubblewrap where it works, else the fallback; see
     grader/sandbox/containment.py), "bubblewrap" to require it, or "process" to force the
-    fallback. `warm` holds the jobs a command started ahead (grader.warm), for the first run.
+    fallback. `warm` holds the jobs a command started ahead (grader.batch.warm), for the first run.
     """
 
     jobs: int = 1

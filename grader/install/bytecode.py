@@ -1,14 +1,13 @@
 """Write the grader's bytecode once, when it is installed, so that no grading process compiles it.
 
-    python -m grader.bytecode
+    python -m grader.install.bytecode
 
-Every job is a new Python process. Without bytecode on disk it compiles the grader's modules
-from source and pytest rewrites the hidden tests again: about 0.4 s before its first student
-(on the 2-core benchmark machine, listing the hidden tests took 1.14 s cold and 0.75 s warm).
-Python writes bytecode by itself unless PYTHONDONTWRITEBYTECODE is set, as it is in many
-containers; and a Gradescope container starts afresh from its image for every submission, so
-what a run writes there is lost: the image must carry it. A stale file is never run (Python
-checks each source's time and size), so writing it again after an update only restores speed.
+Every job is a new Python process. Without bytecode on disk it compiles the grader's modules and
+the hidden tests from source before its first student. Python writes bytecode by itself unless
+PYTHONDONTWRITEBYTECODE is set, as it is in many containers; and a Gradescope container starts
+afresh from its image for every submission, so what a run writes there is lost: the image must
+carry it. A stale file is never run (Python checks each source's time and size), so writing it
+again after an update only restores speed.
 """
 
 import compileall
@@ -17,15 +16,15 @@ import sys
 import tempfile
 from pathlib import Path
 
+from grader.jobstart import JOB_MODULE, job_environment
 from grader.paths import PROJECT_ROOT
-from grader.warm import job_environment
 
 PACKAGES = ("grader", "course")  # what grading processes import from the project itself
 NO_BYTECODE_VARIABLE = "PYTHONDONTWRITEBYTECODE"
 
 
 def write_bytecode(root: Path = PROJECT_ROOT) -> None:
-    """Compile the project at `root` and have pytest write its rewritten hidden tests there.
+    """Compile the project at `root`, then have a job there read its hidden tests.
 
     `root` may be another checkout of the project (the benchmark's baseline), whose own job
     module lists its own hidden tests. Raise RuntimeError, in one line, if either step fails.
@@ -35,12 +34,11 @@ def write_bytecode(root: Path = PROJECT_ROOT) -> None:
             raise RuntimeError(f"{root} holds no {package} package")
         if not compileall.compile_dir(root / package, quiet=1):
             raise RuntimeError(f"{root / package} does not compile")
-    # As a grading job starts, except that pytest writes what it rewrote only where Python
-    # may write bytecode.
+    # As a grading job starts, except that it may write bytecode of its own.
     environment = job_environment()
     environment.pop(NO_BYTECODE_VARIABLE, None)
     with tempfile.TemporaryDirectory(prefix="grader-bytecode-") as folder:
-        listing = [sys.executable, "-m", "grader.job", "--list", str(Path(folder) / "tests.json")]
+        listing = [sys.executable, "-m", JOB_MODULE, "--list", str(Path(folder) / "tests.json")]
         done = subprocess.run(
             listing, cwd=root, env=environment, capture_output=True, text=True, check=False
         )
@@ -54,7 +52,7 @@ def main() -> int:
     try:
         write_bytecode()
     except RuntimeError as error:
-        print(f"grader.bytecode: {error}", file=sys.stderr)
+        print(f"grader.install.bytecode: {error}", file=sys.stderr)
         return 1
     print(f"Bytecode written for {', '.join(PACKAGES)} and the hidden tests.")
     return 0

@@ -1,0 +1,1 @@
+"""What installing the grader runs: its pinned requirements read once, its bytecode written once."""

@@ -113,6 +113,7 @@ lite-serve: setup
 
 bench: setup sandbox-deps bytecode
 	$(BIN)/python -m bench
+	$(BIN)/python -m bench.startup
 
 grade: setup sandbox-deps bytecode
 	$(BIN)/python -m grader

@@ -84,7 +84,7 @@ def test_processor_time_counts_work_done_inside_a_process_namespace(tmp_path):
 
 def test_a_baseline_tree_is_the_old_grader_with_this_hidden_suite():
     with baseline_tree("HEAD") as tree:
-        assert (tree / "grader" / "run.py").is_file()
+        assert (tree / "grader" / "pipeline.py").is_file()
         same = filecmp.dircmp(tree / "grader" / "hidden", PROJECT / "grader" / "hidden")
         assert not same.left_only and not same.right_only and not same.diff_files
     assert not tree.exists()

@@ -41,7 +41,11 @@ REFERENCE_SECONDS = 3.0
 def job_high_water_mark(process: psutil.Process) -> int:
     """Return the highest peak resident size (VmHWM, in KiB) of any grading job below `process`."""
     peak = 0
-    for child in process.children(recursive=True):
+    try:
+        children = process.children(recursive=True)
+    except psutil.Error:  # the grading command has just ended: its jobs with it
+        return peak
+    for child in children:
         try:
             if "grader.job" not in " ".join(child.cmdline()):
                 continue

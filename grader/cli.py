@@ -19,7 +19,7 @@ from grader.model import Limits
 from grader.paths import SAMPLE_CLASS
 from grader.pipeline import Interrupted, find_submissions, grade_submissions, stop_on_signals
 from grader.reports import class_report
-from grader.sandbox import containment
+from grader.sandbox import containment, wording
 
 DEFAULT_OUT = Path("grades")
 DEFAULTS = Limits()
@@ -297,7 +297,7 @@ def _grade(
     notes = progress.notes + book.notes()
     if notes:
         print("\n" + "\n".join(notes))
-    in_force = progress.isolation or containment.describe(containment.isolation_here(isolation))
+    in_force = progress.isolation or wording.describe(containment.isolation_here(isolation))
     print(f"\nIsolation: {in_force}")
     if progress.resumed:
         print(resumed_message(progress))

@@ -192,4 +192,4 @@ class FactsFile(TypedDict):
     """facts.json: what a job knows before its first result (grader.model.JobFacts)."""
 
     catalogue: list[CatalogueEntry]
-    isolation: str  # one line, as grader.sandbox.containment.describe says it
+    isolation: str  # one line, as grader.sandbox.wording.describe says it

@@ -153,7 +153,7 @@ class JobFacts:
     """What a grading job knows before its first result: the hidden tests, the isolation."""
 
     hidden_tests: tuple[HiddenTest, ...]
-    isolation: str  # one line, as grader.sandbox.containment.describe says it
+    isolation: str  # one line, as grader.sandbox.wording.describe says it
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from grader.integrations.visible_checks import VisibleCheck, checks_opening, vis
 from grader.model import Grade, Limits, Submission
 from grader.pipeline import grade_submissions, load_safely
 from grader.reports.files import results_json, write_atomically
-from grader.sandbox import containment
+from grader.sandbox import containment, wording
 from grader.sandbox.cleanup import temporary_folder
 from grader.sandbox.opening import Opening
 
@@ -152,7 +152,7 @@ def autograde(
         raise checked
     document = gradescope_results(results, grade, settings, course, checked)
     document["execution_time"] = math.ceil(time.monotonic() - started)
-    document["extra_data"] = {"isolation": containment.describe(isolation)}
+    document["extra_data"] = {"isolation": wording.describe(isolation)}
     text = json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     write_atomically(root / "results" / "results.json", text)
     return grade
@@ -291,7 +291,7 @@ def selfcheck(
     """
     root = Path(root)
     print(f"Python {sys.version.split()[0]} at {sys.executable}", file=out)
-    print(f"Isolation: {containment.describe(isolation)}", file=out)
+    print(f"Isolation: {wording.describe(isolation)}", file=out)
     course = load_course()
     folder = root / "source" / SELFCHECK_FOLDER
     submissions = [

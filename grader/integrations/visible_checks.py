@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from course.checks import CHECKS
 from course.manifest import Course
 from grader.model import Limits, Submission
-from grader.sandbox.containment import adopt_orphans, reap_orphans
 from grader.sandbox.inside.protocol import CheckReply
 from grader.sandbox.opening import Opening
+from grader.sandbox.orphans import adopt_orphans, reap_orphans
 from grader.sandbox.problems import SandboxProblem
 from grader.sandbox.server import ForkServer
 from grader.sandbox.session import SubmissionSession

@@ -15,8 +15,8 @@ from grader.job.suite import hidden_calls
 from grader.jobfiles import FACTS, GradingEntry, JobEntry, ResultFile, read_job_input, write_json
 from grader.jobstart import chosen_core, notifier
 from grader.model import CodeUnit, Limits
-from grader.sandbox.containment import describe
 from grader.sandbox.opening import Opening
+from grader.sandbox.wording import describe
 
 CANNOT_START = 3  # no hidden tests or no workers: the job grades nobody
 

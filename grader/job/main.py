@@ -24,8 +24,8 @@ from types import FrameType
 from typing import NoReturn
 
 from grader.jobstart import AWAIT, keep_to_core, order_of, parent_pid
-from grader.sandbox.containment import adopt_orphans
 from grader.sandbox.opening import Opening
+from grader.sandbox.orphans import adopt_orphans
 from grader.sandbox.server import ForkServer
 
 PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>

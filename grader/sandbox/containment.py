@@ -26,21 +26,18 @@ from the instructor's files. Where neither holds, files are not confined (`files
 and `grade` refuses to run unless told to accept that.
 """
 
-import ctypes
-import functools
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.sandbox import cgroups, seccomp
-from grader.sandbox.clock import poll_until
+from grader.sandbox import seccomp
 from grader.sandbox.inside import landlock
 from grader.sandbox.inside import syscalls as inside_syscalls
+from grader.sandbox.orphans import bubblewrap_children, reap_briefly
 from grader.sandbox.runtime import prepare_runtime
 
 SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64")
@@ -51,7 +48,6 @@ SCRATCH = inside_syscalls.SCRATCH
 # Capabilities the fork server keeps as root: to give each worker its own mounts, switch it to
 # its own user and kill it. Every worker gives them all up before student code runs.
 PROBE_REAP_SECONDS = 2.0  # how long the probe's leftover bubblewrap may take to end
-REAP_SECONDS = 1.0  # how long killed children are given to finish dying (reap_orphans)
 SERVER_CAPABILITIES = ("CAP_SETUID", "CAP_SETGID", "CAP_SYS_ADMIN", "CAP_KILL")
 # Where a bubblewrapped worker sees the runtime folder: one fixed place, so the tracebacks a
 # student's output may show are the same in every job.
@@ -64,7 +60,6 @@ UIDS_PER_JOB = 1 << 16
 JOB_SLOTS = 1 << 14
 # Setting GRADER_ISOLATION=process in the grader's environment forces the fallback.
 ISOLATION_VARIABLE = "GRADER_ISOLATION"
-PR_SET_CHILD_SUBREAPER = 36  # from <linux/prctl.h>
 # Why `grade` refuses to start where student code would reach the instructor's files.
 UNCONFINED = (
     "student code would not be kept from your files: bubblewrap cannot run here and the kernel "
@@ -146,85 +141,6 @@ def containment_available(wanted: str = "auto") -> bool:
     return isolation_here(wanted).mode == "bubblewrap"
 
 
-def describe(isolation: Isolation) -> str:
-    """Say in one line what shuts student code in here, and what is missing: a run's summary.
-
-    Each part states what holds on this host and nothing more; tests/hosts checks each against
-    what an attack reaches there.
-    """
-    return "; ".join([*_walls(isolation), *_limits(isolation)]) + "."
-
-
-def _walls(isolation: Isolation) -> list[str]:
-    """What keeps student code from files, other students and the network."""
-    parts = []
-    if isolation.mode == "bubblewrap":
-        parts.append(
-            "bubblewrap (only the Python installation and the course code visible, read-only; "
-            "a private scratch folder, /tmp, /dev/shm and IPC namespace of its own for each "
-            "worker, of limited size; no network; own process namespace)"
-        )
-    else:
-        parts.append("a separate process, without bubblewrap (not available here)")
-    if isolation.landlock:
-        parts.append(_landlock_words(isolation.landlock))
-    elif isolation.mode != "bubblewrap":
-        reach = (
-            "read every file that all users may read"
-            if isolation.uid is not None
-            else ("read and change every file the grader's own user may")
-        )
-        parts.append(f"no Landlock (the kernel offers none): student code can {reach}")
-    if isolation.uid is not None:
-        parts.append("a user id of its own for each submission")
-    else:
-        parts.append("every worker runs as the grader's own user (it is not root)")
-    if isolation.seccomp is not None:
-        parts.append(
-            "seccomp (no keyrings, ptrace, mounts, namespaces, sockets, memfd, System V IPC or "
-            "message queues; no signals sent; no threads, processes, signal handlers or other "
-            "programs)"
-        )
-    elif isolation.mode == "bubblewrap" or isolation.landlock >= landlock.NET_SINCE:
-        parts.append("no seccomp filter (libseccomp is missing)")
-    else:
-        parts.append("no seccomp filter (libseccomp is missing): student code has the network")
-    parts.append("a guard refusing the grader's frames, gc listings, trace hooks, ctypes and /proc")
-    return parts
-
-
-def _landlock_words(version: int) -> str:
-    """What Landlock at ABI `version` holds for each worker."""
-    words = (
-        f"Landlock ABI {version} (reads only the system's libraries, the Python installation "
-        "and the course code; changes only its own scratch folder"
-    )
-    if version >= landlock.NET_SINCE:
-        words += "; no TCP connection or listening port"
-    if version >= landlock.SCOPE_SINCE:
-        words += "; no signal or abstract socket reaching past the worker"
-    return words + ")"
-
-
-def _limits(isolation: Isolation) -> list[str]:
-    """What holds each worker to its memory, processes and time."""
-    controllers = cgroups.available()
-    if controllers:
-        held = {"memory": "memory (shared memory too)", "pids": "processes", "cpu": "CPU share"}
-        named = [words for key, words in held.items() if key in controllers]
-        parts = [f"a cgroup v{cgroups.version()} per worker holding {', '.join(named)}"]
-    else:
-        parts = ["no cgroups (not writable here): memory is held by the address-space limit"]
-    if set(controllers) & {"cpuacct"} or (controllers and cgroups.version() == 2):
-        parts.append(
-            "time charged as each submission's own processor time (wall time when it waits)"
-        )
-    else:
-        parts.append("time limits on the wall clock (a busy machine slows every submission)")
-    parts.append("limits on time, memory, processes and output")
-    return parts
-
-
 def files_confined_here(wanted: str = "auto") -> bool:
     """Say whether student code would be kept from the grader's files here (Landlock or bwrap).
 
@@ -245,64 +161,14 @@ def bubblewrap_works(isolation: Isolation) -> bool:
         return False
     probe = "from grader.sandbox.inside import syscalls; syscalls.private_mounts()"
     command = forkserver_command(isolation, probe)
-    before = _bubblewrap_children()
+    before = bubblewrap_children()
     try:
         done = subprocess.run(command, capture_output=True, timeout=10, check=False)
         return done.returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False
     finally:
-        reap_briefly(_bubblewrap_children() - before, PROBE_REAP_SECONDS)
-
-
-def adopt_orphans() -> None:
-    """Make this process the parent of its workers' orphans, so that it can reap them.
-
-    Without it, a killed fork bomb's processes go to the system's first process, which may
-    never reap them (in a container), and they would count against the worker user's limit.
-    """
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-
-
-def children_of(pid: int) -> set[int]:
-    """Return the process ids of the children of process `pid` (none if it cannot be read)."""
-    try:
-        tasks = Path(f"/proc/{pid}/task").iterdir()
-        return {int(child) for task in tasks for child in (task / "children").read_text().split()}
-    except (OSError, ValueError):
-        return set()
-
-
-def _bubblewrap_children() -> set[int]:
-    """Return this process's children that are bubblewrap processes."""
-    found = set()
-    for pid in children_of(os.getpid()):
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_text()
-        except OSError:
-            continue
-        if stat[stat.find("(") + 1 : stat.rfind(")")] == "bwrap":
-            found.add(pid)
-    return found
-
-
-def reap_briefly(pids: set[int], seconds: float) -> None:
-    """Collect these processes if they became this one's children, waiting briefly for each.
-
-    Bubblewrap leaves a process of its own below it, which comes to this process when it adopts
-    orphans (a job does) and ends as its sandbox goes. No other child's status is taken.
-    """
-    deadline = time.monotonic() + seconds
-    for pid in pids:
-        poll_until(functools.partial(_reaped, pid), deadline, longest=0.005)
-
-
-def _reaped(pid: int) -> bool:
-    """Collect `pid` if it has ended; say whether it is gone (or was never this process's)."""
-    try:
-        return os.waitpid(pid, os.WNOHANG)[0] != 0
-    except ChildProcessError:  # not ours: the system's first process reaps it
-        return True
+        reap_briefly(bubblewrap_children() - before, PROBE_REAP_SECONDS)
 
 
 def python_executable() -> str:
@@ -408,19 +274,3 @@ def readable_binds(folders: list[Path]) -> list[str]:
     for folder in folders:
         command += _readable_bind(folder)
     return command
-
-
-def reap_orphans() -> None:
-    """Collect every child that has ended, waiting a little for killed ones to finish dying."""
-    poll_until(_none_left, time.monotonic() + REAP_SECONDS, longest=0.005)
-
-
-def _none_left() -> bool:
-    """Collect every child that has ended; say whether this process has no child left."""
-    while True:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return True
-        if pid == 0:  # one is still running
-            return False

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NoReturn
 
-from grader.sandbox import containment, runtime
+from grader.sandbox import containment, orphans, runtime
 from grader.sandbox.containment import Isolation
 from grader.sandbox.server import ForkServer
 
@@ -131,7 +131,7 @@ def _set_up_and_report(folder: Path, wanted: str, report: int) -> NoReturn:
     try:
         # The bubblewrap probe leaves a process that outlives bubblewrap: it must come here, to
         # be reaped by the probe, not to the job once this child has gone.
-        containment.adopt_orphans()
+        orphans.adopt_orphans()
         copied = runtime.prepare_runtime(folder)
         isolation = containment.choose_isolation(copied, wanted)
         said: dict[str, object] = {"mode": isolation.mode, "runtime": isolation.runtime}

@@ -24,7 +24,7 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from grader.sandbox import containment
+from grader.sandbox import containment, orphans
 from grader.sandbox.cleanup import temporary_folder
 from grader.sandbox.containment import Isolation
 from grader.sandbox.inside.protocol import CONTROL_FD
@@ -114,7 +114,7 @@ class ForkServer:
                 self.process.kill()
                 self.process.wait()
             self.process = None
-        containment.reap_briefly(below, STOP_SECONDS)
+        orphans.reap_briefly(below, STOP_SECONDS)
 
     def _below(self) -> set[int]:
         """Return the processes just below the server's own; under bubblewrap, wait for them.
@@ -124,7 +124,7 @@ class ForkServer:
         """
         assert self.process is not None
         deadline = time.monotonic() + STOP_SECONDS
-        below = containment.children_of(self.process.pid)
+        below = orphans.children_of(self.process.pid)
         while (
             not below
             and self.isolation.mode == "bubblewrap"
@@ -132,7 +132,7 @@ class ForkServer:
             and time.monotonic() < deadline
         ):
             time.sleep(0.005)
-            below = containment.children_of(self.process.pid)
+            below = orphans.children_of(self.process.pid)
         return below
 
     def _start(self) -> None:

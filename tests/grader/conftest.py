@@ -12,7 +12,7 @@ from grader.sandbox.server import ForkServer
 def _collect_orphaned_workers():
     """After each module, collect the ended workers orphaned to this test process.
 
-    Once a test has made this process a subreaper (grader.sandbox.containment.adopt_orphans,
+    Once a test has made this process a subreaper (grader.sandbox.orphans.adopt_orphans,
     as the visible checks do), a worker a fork server left behind in a later module comes here
     and stays a zombie of a worker user, which a later module's count of such processes would
     blame on its own batch. Only ended processes of other users are collected: never a child

@@ -24,7 +24,7 @@ from grade_builders import grade_for
 from grader_cli import read_grades, run_grader
 from process_trees import SLOW_WRAPPER, ProcessTree, wait_for
 
-from grader import cli, pipeline
+from grader import cli, pipeline, recording
 from grader.batch import dispatch, run
 from grader.intake import ids
 from grader.intake.discover import student_id
@@ -328,7 +328,7 @@ def failing_steps(tmp_path_factory):
     out = folder.parent / "out"
     real_load, real_score, real_write, real_result = (
         pipeline.load,
-        pipeline.score,
+        recording.score,
         files.write_student,
         run._result,
     )
@@ -355,7 +355,7 @@ def failing_steps(tmp_path_factory):
 
     for target, name, replacement in [
         (pipeline, "load", load),
-        (pipeline, "score", score),
+        (recording, "score", score),
         (files, "write_student", write_student),
         (run, "_result", result),
     ]:

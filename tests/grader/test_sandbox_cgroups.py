@@ -22,7 +22,8 @@ from host_expectations import expected_cgroups, expected_controllers
 
 from grader.sandbox import cgroups
 from grader.sandbox.cgroups import v2
-from grader.sandbox.containment import describe, isolation_here
+from grader.sandbox.containment import isolation_here
+from grader.sandbox.wording import describe
 
 MIB = 1 << 20
 needs_groups = pytest.mark.cgroups

@@ -17,9 +17,9 @@ from sandboxes import session_for
 
 from grader.hidden.probes import returns, scenario
 from grader.sandbox import cgroups, clock
-from grader.sandbox.containment import describe
 from grader.sandbox.handlers import ToolRecord
 from grader.sandbox.problems import SandboxProblem
+from grader.sandbox.wording import describe
 
 REFERENCE = (
     Path(__file__).resolve().parents[2] / "fixtures/submissions/correct/reference.py"

@@ -11,7 +11,7 @@ from sandboxes import session_for
 
 from grader.batch.run import RunSettings, hidden_tests, run_submissions
 from grader.model import CodeUnit, Limits, Submission
-from grader.sandbox.containment import adopt_orphans
+from grader.sandbox.orphans import adopt_orphans
 from grader.sandbox.problems import LoadFailure
 from grader.sandbox.runtime import prepare_runtime
 

@@ -133,7 +133,7 @@ def test_how_a_worker_ended_is_reported_by_its_exit_status_or_signal(fork_server
 LEAVES_NO_ZOMBIE = """
 import os, sys, time
 sys.path.insert(0, sys.argv[1])
-from grader.sandbox.containment import adopt_orphans
+from grader.sandbox.orphans import adopt_orphans
 from grader.sandbox.server import ForkServer
 adopt_orphans()  # as a grading job does: orphans of its sandboxes come to it
 with ForkServer.open(sys.argv[2]):

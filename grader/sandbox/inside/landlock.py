@@ -9,7 +9,7 @@ the system's libraries) and change only those in `write` (its own scratch folder
 by the kernel's ABI version, each adding what it can hold: 2 moving files between folders, 3
 truncating, 4 TCP connections and listening ports, 5 device ioctls, 6 signals and abstract Unix
 sockets reaching past the worker itself. What is not handled at a version stays as it was, so
-the run's summary names the version (grader.sandbox.containment.describe).
+the run's summary names the version (grader.sandbox.wording.describe).
 
 Three system calls through ctypes, standard library only: this module is part of what the
 worker gets (the maintained bindings on PyPI would have to be copied into every worker).

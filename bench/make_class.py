@@ -13,7 +13,7 @@ from pathlib import Path
 from course.manifest import Course, load_course
 from course.notebooks import cell_id_of
 from grader.paths import LESSONS, SUBMISSIONS
-from grader.selfcheck.catalogue import find_fixture
+from grader.selfcheck.expectations import find_fixture
 
 CATALOGUE = SUBMISSIONS
 

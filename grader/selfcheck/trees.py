@@ -33,7 +33,7 @@ class TreeAttack:
 
     name: str
     summary: str
-    score: str  # "full" or "zero", as grader.selfcheck.catalogue.Expectation says
+    score: str  # "full" or "zero", as grader.selfcheck.expectations.Expectation says
     labels: tuple[str, ...] = ()
     needs_root: bool = False
 

@@ -8,7 +8,7 @@ import pytest
 from grader.batch.run import RunSettings, hidden_tests, run_submissions
 from grader.model import CodeUnit, Limits, Submission
 from grader.score import score
-from grader.selfcheck.catalogue import find_fixture
+from grader.selfcheck.expectations import find_fixture
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures/submissions"
 REFERENCE = (FIXTURES / "correct/reference.py").read_text(encoding="utf-8")

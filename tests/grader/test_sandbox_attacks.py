@@ -30,7 +30,7 @@ from host_expectations import only_host_walls, slower
 from grader.batch.run import RunSettings, hidden_tests, run_submissions
 from grader.model import CATEGORIES, TEST_STATUSES, CodeUnit, Limits, Submission
 from grader.score import score
-from grader.selfcheck.catalogue import find_fixture
+from grader.selfcheck.expectations import find_fixture
 
 PROJECT = Path(__file__).resolve().parents[2]
 FIXTURES = PROJECT / "fixtures/submissions"

@@ -16,10 +16,10 @@ from grader import model, selfcheck
 from grader.model import RunResult, Submission
 from grader.paths import SUBMISSIONS
 from grader.score import score
-from grader.selfcheck.catalogue import (
+from grader.selfcheck.catalogue import check
+from grader.selfcheck.expectations import (
     Expectation,
     FixtureLayoutError,
-    check,
     find_fixture,
     load_expectations,
     summary_of,

@@ -21,7 +21,7 @@ from grader_cli import read_grades
 
 from grader.model import CATEGORIES
 from grader.paths import PROJECT_ROOT, SUBMISSIONS
-from grader.selfcheck.catalogue import find_fixture
+from grader.selfcheck.expectations import find_fixture
 
 BOUNDED = (
     "repr-bomb-id",

@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 from grader_cli import run_grader
 
-from grader import model, selfcheck
+from grader import model
 from grader.model import RunResult, Submission
 from grader.paths import SUBMISSIONS
 from grader.score import score
+from grader.selfcheck import catalogue
 from grader.selfcheck.catalogue import check
 from grader.selfcheck.expectations import (
     Expectation,
@@ -178,7 +179,7 @@ def test_a_fixture_the_layout_cannot_classify_stops_the_loader(
 
 
 def test_the_selfcheck_command_refuses_such_a_layout_in_one_line(tmp_path, capsys):
-    assert selfcheck.main(layout(tmp_path, "adversarial/loops.py")) == 2
+    assert catalogue.main(layout(tmp_path, "adversarial/loops.py")) == 2
     error = capsys.readouterr().err
     assert error.count("\n") == 1
     assert "adversarial/loops.py" in error
@@ -216,7 +217,7 @@ def test_every_fixture_says_in_its_docstring_what_the_student_did():
 
 def test_a_failing_fixture_shows_what_its_student_did(capsys):
     expectation = Expectation("x", PROJECT / "x.py", "full", summary="The student retried.")
-    printer = selfcheck._Printer([expectation], sys.stdout)
+    printer = catalogue._Printer([expectation], sys.stdout)
     printer.advance(grade_with(["no_retry"]))
     printer.advance(grade_with([]))
     lines = capsys.readouterr().out.splitlines()

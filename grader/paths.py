@@ -6,8 +6,6 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 REQUIREMENTS = PROJECT_ROOT / "requirements.txt"  # the pins every install takes its versions from
 HIDDEN_TESTS = PROJECT_ROOT / "grader" / "hidden"
 HIDDEN_CONFIG = HIDDEN_TESTS / "pytest.ini"  # the hidden suite's own, wherever it runs
-# pytest's last collection of the hidden suite (grader/job/suite.py). Beside the suite's bytecode,
-# where only the grader writes, it is never committed and goes with `make clean`.
 LESSONS = PROJECT_ROOT / "lessons"
 SOLUTIONS = PROJECT_ROOT / "solutions"
 FIXTURES = PROJECT_ROOT / "fixtures"

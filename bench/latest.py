@@ -16,9 +16,9 @@ def latest_text(lines: Sequence[str], command: str, when: datetime) -> str:
     body = "\n".join(f"    {line}" if line else "" for line in lines)
     return (
         "# The benchmark's latest result\n\n"
-        "Written by `make bench` (`bench/latest.py`) at every run; the method is in"
-        " [benchmark.md](benchmark.md). Wall times on a shared machine vary by tens of percent:"
-        " compare ratios taken in one run.\n\n"
+        "Written by `make bench` (`bench/latest.py`) at every run; the method is in\n"
+        "[benchmark.md](benchmark.md). Wall times on a shared machine vary by tens of percent:\n"
+        "compare ratios taken in one run.\n\n"
         f"Measured {when:%Y-%m-%d %H:%M %Z} with `{command}`:\n\n"
         f"{body}\n"
     )

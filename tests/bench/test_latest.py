@@ -1,4 +1,4 @@
-"""Each benchmark run leaves its printed result, dated and with its command, in one Markdown file."""
+"""Each benchmark run leaves its printed result, dated, with its command, in one Markdown file."""
 
 from datetime import UTC, datetime
 

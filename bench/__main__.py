@@ -11,7 +11,8 @@ memory (of the grader's own process and of its whole tree) are printed, and thei
 agree; then each grades its finished class again into the same folder ("again": every result
 is reused, so this measures resuming). Then `nbgrader autograde` grades a sample of the same
 class, a bare Jupyter kernel runs one cell, and one submission is graded end to end (the
-Gradescope case). It exits 1 if any two graders disagree on any student's points.
+Gradescope case). It exits 1 if any two graders disagree on any student's points. What it
+prints is also written to docs/benchmark-latest.md (bench/latest.py).
 """
 
 import argparse
@@ -21,10 +22,12 @@ import sys
 import tempfile
 from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
+from datetime import UTC, datetime
 from pathlib import Path
 
 from bench.baseline import BaselineError, baseline_tree
 from bench.compare import Points, compare_points, grader_points, nbgrader_points
+from bench.latest import write_latest
 from bench.make_class import CATALOGUE, make_class
 from bench.measure import (
     PROJECT,
@@ -140,6 +143,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark and print its tables."""
     args = parse_arguments(argv)
     problems: list[str] = []
+    printed: list[str] = []
+
+    def say(text: str = "") -> None:
+        """Print a line, and keep it for docs/benchmark-latest.md."""
+        print(text, flush=True)
+        printed.extend(text.split("\n"))
+
     with ExitStack() as stack:
         workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-")))
         trees = {"this": PROJECT}
@@ -155,17 +165,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             write_bytecode(tree)
         kernel = statistics.median(run_bare_kernel(workdir).seconds for _ in range(3))
         one = latency(trees, args.latency_runs, workdir)
-        print(
+        say(
             "One submission end to end (median): "
             + ", ".join(f"{name} {seconds:.2f} s" for name, seconds in one.items())
         )
-        print(f"A bare Jupyter kernel running one cell (median of 3): {kernel:.2f} s\n")
-        print(HEADER)
+        say(f"A bare Jupyter kernel running one cell (median of 3): {kernel:.2f} s\n")
+        say(HEADER)
         for size in args.sizes:
             rows, found = bench_size(size, args, workdir, trees)
             problems += found
             for line in rows:
-                print(line, flush=True)
+                say(line)
         largest = workdir / f"class-{max(args.sizes)}"
         students = sorted(p.name for p in (largest / "submitted").iterdir())
         sample = students[: args.nbgrader_sample]
@@ -175,14 +185,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             theirs = nbgrader_points(nbgrader.course_root, sample)
             ours = grader_points(workdir / f"grades-this-{max(args.sizes)}-{args.jobs[0]}")
             problems += [f"nbgrader: {p}" for p in compare_points(ours, theirs)]
-            print(
+            say(
                 f"\nnbgrader autograde: {nbgrader.seconds / len(sample):.2f} s per submission "
                 f"({len(sample)} students), {nbgrader.cpu_seconds / len(sample):.2f} s CPU, "
                 f"{nbgrader.peak_mib:.0f} MiB"
             )
     for problem in problems:
-        print(f"  disagreement: {problem}")
-    print("every grader agrees on every student" if not problems else "GRADERS DISAGREE")
+        say(f"  disagreement: {problem}")
+    say("every grader agrees on every student" if not problems else "GRADERS DISAGREE")
+    command = " ".join(["python -m bench", *(sys.argv[1:] if argv is None else argv)])
+    print(f"written to {write_latest(printed, command, datetime.now(UTC))}")
     return 1 if problems else 0
 
 

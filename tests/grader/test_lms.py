@@ -1,4 +1,4 @@
-"""Grades export for Canvas and Moodle follows the column mapping README.md documents."""
+"""Grades export for Canvas and Moodle follows the column mapping docs/grading.md documents."""
 
 import csv
 import io
@@ -13,7 +13,7 @@ from grader.gradebook import lms
 from grader.gradebook.summary import summarize
 
 PROJECT = Path(__file__).resolve().parents[2]
-README = PROJECT / "README.md"
+GRADING_DOC = PROJECT / "docs" / "grading.md"
 REFERENCE = PROJECT / "fixtures" / "submissions" / "correct" / "reference.py"
 
 LINUS = replace(CLASS[2], score=38.3)
@@ -86,8 +86,8 @@ def test_the_export_file_is_named_after_the_system_and_the_column_after_the_assi
     assert path.stat().st_mode & 0o007 == 0  # never readable by every user of the machine
 
 
-def test_the_readme_documents_both_mappings():
-    text = README.read_text(encoding="utf-8")
+def test_the_grading_doc_documents_both_mappings():
+    text = GRADING_DOC.read_text(encoding="utf-8")
     assert "`grades-canvas.csv`" in text and "`grades-moodle.csv`" in text
     assert "SIS Login ID" in text and "Username" in text and "Feedback" in text
 

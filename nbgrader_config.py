@@ -61,7 +61,7 @@ c.CourseDirectory.release_directory = "lessons"
 c.CourseDirectory.ignore = [*nbgrader_default(CourseDirectory, "ignore"), HISTORY_FILE]
 
 # The exchange: where release_assignment puts the lessons for students to fetch, and where their
-# submit lands for collect. Students' own nbgrader_config.py names the same two (README.md, "The
+# submit lands for collect. Students' own nbgrader_config.py names the same two (docs/nbgrader.md, "The
 # exchange cycle"). Rename the course id to your course. The exchange folder must be on a file
 # system every student reaches, writable by all (release_assignment makes it so, given rights).
 c.CourseDirectory.course_id = "bounded-results"
@@ -101,7 +101,7 @@ c.Autograde.autograde_preprocessors = with_steps_instead(
     "grader.integrations.nbgrader_bridge.TrustedCategoryScores",
 )
 # Only where bubblewrap cannot run here, and at your own risk: run students' code anyway, with
-# your rights, so that it can read and change all that you can (README.md, "With nbgrader").
+# your rights, so that it can read and change all that you can (docs/nbgrader.md).
 # c.ConfinedExecute.run_student_code_with_instructor_rights = True
 
 # Feedback shows each grade cell's result, never its hidden region: nbgrader would copy it.

@@ -8,7 +8,7 @@ or file name), so that id goes in the column each system matches students by: Ca
 score that counts: after any late penalty, two decimals, 0 for a rostered student who sent
 nothing. An optional comment column holds a one-line summary for Moodle's feedback; Canvas's
 gradebook import makes a new assignment of any column it does not know, so its file never has
-one. README.md ("Exports") documents the mapping. nbgrader's own gradebook can be exported the
+one. docs/grading.md ("Exports") documents the mapping. nbgrader's own gradebook can be exported the
 same way (grader.integrations.nbgrader_plugins.CanvasExport and MoodleExport).
 """
 

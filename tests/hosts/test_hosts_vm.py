@@ -5,7 +5,7 @@ virtme-ng under QEMU's software emulation (KVM guests hang at boot on CI's machi
 this machine's files read-only. Inside, tests/hosts/vm_scenarios.py runs the sandbox's attack
 and limit tests and grades the sample class beside the confinement probe, as root and as a
 user without root; this test judges what it wrote. The boot and both scenarios take a few
-minutes (the README says how many).
+minutes (docs/hosts-and-isolation.md says how many).
 """
 
 import json

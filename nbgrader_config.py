@@ -61,9 +61,10 @@ c.CourseDirectory.release_directory = "lessons"
 c.CourseDirectory.ignore = [*nbgrader_default(CourseDirectory, "ignore"), HISTORY_FILE]
 
 # The exchange: where release_assignment puts the lessons for students to fetch, and where their
-# submit lands for collect. Students' own nbgrader_config.py names the same two (docs/nbgrader.md, "The
-# exchange cycle"). Rename the course id to your course. The exchange folder must be on a file
-# system every student reaches, writable by all (release_assignment makes it so, given rights).
+# submit lands for collect. Students' own nbgrader_config.py names the same two
+# (docs/nbgrader.md, "The exchange cycle"). Rename the course id to your course. The exchange
+# folder must be on a file system every student reaches, writable by all (release_assignment
+# makes it so, given rights).
 c.CourseDirectory.course_id = "bounded-results"
 c.Exchange.root = "/srv/nbgrader/exchange"
 # Collect copies as the instructor from the exchange, which every student may write: the

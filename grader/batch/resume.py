@@ -8,6 +8,12 @@ to their wording never needs a regrade.
 
 Results live in DIR/.resume/<student>.json, apart from the student folders handed back to
 students, because they name the hidden tests.
+
+A file per student rather than one sqlite3 database: each is replaced whole by a rename, so a
+kill at any moment leaves every finished record readable, and a damaged one costs that student a
+regrade, not the run its records; only the grading process writes them; it works on a network
+file system, where SQLite's WAL does not; and it was no slower that mattered (0.2 ms a student
+against 0.1 ms, next to about 0.4 s of grading).
 """
 
 import hashlib

@@ -6,6 +6,11 @@ button's rule sets every row's flex `order` to that rank. The ▲ ▼ in each he
 those buttons, so a click, or the keyboard, sorts. grader.reports.class_figures works out the
 figures; the page is written as a stream, a student's row at a time, so a class of thousands is
 never one string in memory.
+
+Not Jinja2: the cells, links and charts are HTML fragments built here, which a template must
+take as Markup, so autoescape would not guard the student ids; every text is escaped where it is
+put (tests/grader/test_class_report.py attacks each place), and a template wrote the students'
+rows 5.6 times slower (4,000 rows: 0.17 s against 0.03 s) and needs Jinja2 where grading runs.
 """
 
 import html

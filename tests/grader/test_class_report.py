@@ -271,3 +271,56 @@ def test_a_student_without_a_verdict_for_some_tests_has_empty_cells_for_them():
     short = replace(CLASS[0], student="amy", verdicts=bytes([0, 1]))
     text = class_report.item_analysis_csv([short], CATALOGUE)
     assert text.splitlines()[1] == f"amy,completed,{short.score:.2f},1,0,,"
+
+
+# What students and tests can put on the class page, each trying to break out of where it lands:
+# a quoted attribute (the row's data-student, the link to the feedback page), a text node, code.
+ATTACKS = {
+    "student": "x' onmouseover='alert(1)\"><script>alert(2)</script>",
+    "description": "</summary><img src=x onerror=alert(3)>",
+    "test": "t</code><iframe src=//evil>",
+}
+
+
+class Markup(HTMLParser):
+    """The page as a browser builds it: each element with its attribute names, and its text."""
+
+    def __init__(self, page):
+        super().__init__()
+        self.elements, self.text, self.students = [], [], []
+        self.feed(page)
+
+    def handle_starttag(self, tag, attrs):
+        self.elements.append((tag, tuple(name for name, _value in attrs)))
+        self.students += [value for name, value in attrs if name == "data-student"]
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def class_page(words):
+    """Return the page of a class whose every student and test carries `words`."""
+    catalogue = [
+        replace(test, test_id=test.test_id + words["test"], description=words["description"])
+        for test in CATALOGUE
+    ]
+    grades = [
+        grade_for(
+            words["student"] + " 1", ["failed", "failed", "passed", "failed"], catalogue=catalogue
+        ),
+        grade_for(words["student"] + " 2", ["timeout"], "timeout", catalogue=catalogue),
+    ]
+    summaries = [replace(summarize(g, catalogue), has_feedback=True) for g in grades]
+    return Markup(page_for(summaries, catalogue))
+
+
+def test_what_students_and_tests_say_is_shown_as_text_and_never_becomes_markup():
+    honest = class_page({field: "plain words" for field in ATTACKS})
+    attacked = class_page(ATTACKS)
+    # The attacks add no element and no attribute: the page has the honest twin's very shape.
+    assert attacked.elements == honest.elements
+    assert {"script", "img", "iframe"}.isdisjoint(tag for tag, _names in attacked.elements)
+    shown = "".join(attacked.text)
+    assert all(words in shown for words in ATTACKS.values())
+    student = ATTACKS["student"]
+    assert attacked.students == [f"{student} 1", f"{student} 2"]

@@ -1,5 +1,7 @@
 """Feedback pages tell a student each category's result and what to revisit, in plain words."""
 
+from html.parser import HTMLParser
+
 from grade_builders import grade_for as shared_grade_for
 
 from grader.model import NOT_JUDGED, HiddenTest
@@ -82,3 +84,52 @@ def test_a_test_that_stepped_aside_is_not_listed_as_work_to_do():
     text = markdown(grade_for([NOT_JUDGED], catalogue=cases))
     assert "The id" not in text.split("## What to work on")[1]
     assert "0 of 0 (1 not judged here)" in text
+
+
+# What a student or a test can put on a feedback page, each trying to break out of where it
+# lands: a text node, the page's title, or (for the id) a quoted attribute.
+ATTACKS = {
+    "student": "x' onmouseover='alert(1)\"><script>alert(2)</script>",
+    "problem": "</li></ul><img src=x onerror=alert(3)>",
+    "reason": "</p><script>alert(4)</script><p>",
+    "description": "</title><style>*{display:none}</style>",
+    "case": "for the id <iframe src=//evil>",
+}
+
+
+class Markup(HTMLParser):
+    """The page as a browser builds it: each element with its attribute names, and its text."""
+
+    def __init__(self, page):
+        super().__init__()
+        self.elements, self.text = [], []
+        self.feed(page)
+
+    def handle_starttag(self, tag, attrs):
+        self.elements.append((tag, tuple(name for name, _value in attrs)))
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def feedback_page(words):
+    catalogue = [HiddenTest("envelope-id", "envelope", words["description"], words["case"])]
+    grade = shared_grade_for(
+        words["student"],
+        ["failed"],
+        "timeout",
+        catalogue=catalogue,
+        reason=words["reason"],
+        problems=(words["problem"],),
+    )
+    return Markup(feedback.render_html(feedback.feedback_blocks(grade), words["student"]))
+
+
+def test_what_students_and_tests_say_is_shown_as_text_and_never_becomes_markup():
+    honest = feedback_page({field: "plain words" for field in ATTACKS})
+    attacked = feedback_page(ATTACKS)
+    # The attacks add no element and no attribute: the page has the honest twin's very shape.
+    assert attacked.elements == honest.elements
+    assert {"script", "img", "iframe"}.isdisjoint(tag for tag, _names in attacked.elements)
+    shown = "".join(attacked.text)
+    assert all(words.rstrip(".") in shown for words in ATTACKS.values())

@@ -1,5 +1,8 @@
 """What decides whether a stored result may be reused: the fingerprints and the record itself."""
 
+import os
+import signal
+import time
 from dataclasses import replace
 
 from grader.batch import resume
@@ -58,3 +61,22 @@ def test_a_missing_or_malformed_record_is_no_result(tmp_path):
         assert resume.stored_result(tmp_path, SUBMISSION, "key-1") is None
     resume.save(tmp_path, replace(RESULT, status="finished"), "key-1")
     assert resume.stored_result(tmp_path, SUBMISSION, "key-1") is None
+
+
+def test_a_record_killed_while_being_replaced_is_the_old_one_or_the_new_one(tmp_path):
+    # Large enough that a write takes a while: a kill lands in the middle of one.
+    outcome = RESULT.outcomes[0]
+    big = replace(RESULT, outcomes=(replace(outcome, output="x" * 200_000),) * 20)
+    resume.save(tmp_path, RESULT, "old")
+    for attempt in range(20):
+        child = os.fork()
+        if child == 0:  # pragma: no cover - the child saves until it is killed
+            while True:
+                resume.save(tmp_path, big, "new")
+        time.sleep(0.005 + attempt * 0.002)
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
+        old = resume.stored_result(tmp_path, SUBMISSION, "old")
+        new = resume.stored_result(tmp_path, SUBMISSION, "new")
+        assert (old, new) in ((RESULT, None), (None, big))
+        resume.save(tmp_path, RESULT, "old")

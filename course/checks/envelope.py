@@ -3,7 +3,7 @@
 from collections.abc import Sequence
 from typing import Any
 
-from course.checks.cases import Case, CheckReport, Explainer, StudentFunction, run_checks, show
+from course.checks.harness import Case, CheckReport, Explainer, StudentFunction, run_checks, show
 from course.contract import ENVELOPE_KEYS, FAILURE_CODES, NOT_FOUND, TOOL_FAILED, falsy_values
 
 OK_HINT = "\n'ok' must be the bool True or False, not 1, 0 or another true-looking value."

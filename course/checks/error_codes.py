@@ -1,7 +1,7 @@
 """Visible check for step 2: `failure_code` maps an exception to a stable code by class alone."""
 
-from course.checks.cases import Case, CheckReport, Explainer, StudentFunction, run_checks, show
-from course.checks.expectations import handler_order_hint
+from course.checks.oracle import handler_order_hint
+from course.checks.harness import Case, CheckReport, Explainer, StudentFunction, run_checks, show
 from course.contract import INVALID_INPUT, NOT_FOUND, PERMISSION_DENIED, TOOL_FAILED
 from course.supplied import InvalidInputError, NotFoundError, PermissionDeniedError
 from course.tools import PRIVATE_MARKER

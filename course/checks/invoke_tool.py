@@ -10,7 +10,14 @@ import json
 import traceback
 from typing import Any
 
-from course.checks.cases import (
+from course.checks.oracle import (
+    EXPECTED_CODES,
+    envelope_problem,
+    handler_order_hint,
+    private_texts,
+    raised_by,
+)
+from course.checks.harness import (
     IN_BROWSER,
     Case,
     CheckReport,
@@ -19,13 +26,6 @@ from course.checks.cases import (
     run_checks,
     safe_text,
     show,
-)
-from course.checks.expectations import (
-    EXPECTED_CODES,
-    envelope_problem,
-    handler_order_hint,
-    private_texts,
-    raised_by,
 )
 from course.contract import (
     DEFAULT_MAX_RESULT_BYTES,

@@ -7,7 +7,7 @@ and expect the very same object back out.
 
 from typing import Any
 
-from course.checks.cases import (
+from course.checks.harness import (
     Case,
     CheckReport,
     Explainer,

@@ -7,7 +7,7 @@ Arguments hold only JSON values, so `copy.deepcopy` and a JSON round trip are eq
 import copy
 from typing import Any
 
-from course.checks.cases import Case, CheckReport, Explainer, StudentFunction, run_checks, show
+from course.checks.harness import Case, CheckReport, Explainer, StudentFunction, run_checks, show
 
 
 def exact_type_problem(expected: Any, actual: Any, where: str = "the value") -> str | None:

@@ -11,7 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from course.checks.cases import (
+from course.carry.execute import Namespace
+from course.checks.harness import (
     Case,
     CheckReport,
     Explainer,
@@ -31,7 +32,6 @@ from course.contract import (
     TOOL_FAILED,
     UNKNOWN_TOOL,
 )
-from course.run import Namespace
 from course.tools import Arguments, Handler
 
 # An invoke_tool, the student's or one broken around it, and a test the student wrote.

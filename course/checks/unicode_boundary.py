@@ -2,7 +2,7 @@
 
 from collections.abc import Callable, Sequence
 
-from course.checks.cases import Case, CheckReport, Explainer, StudentFunction, run_checks, show
+from course.checks.harness import Case, CheckReport, Explainer, StudentFunction, run_checks, show
 from course.contract import DEFAULT_MAX_RESULT_BYTES, INVALID_RESULT, RESULT_TOO_LARGE
 
 # One character of each UTF-8 length, with its cost in bytes.

@@ -5,7 +5,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from course.checks.cases import (
+from course.checks.harness import (
     IN_BROWSER,
     Case,
     CheckReport,

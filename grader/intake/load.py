@@ -13,7 +13,7 @@ the student's words and no units.
 import posixpath
 from collections.abc import Iterable, Sequence
 
-from course.assemble import (
+from course.carry.assemble import (
     ExerciseCell,
     StepWork,
     assemble,
@@ -21,8 +21,8 @@ from course.assemble import (
     step_work,
     whole_notebook,
 )
+from course.carry.notebooks import AssemblyError, parse_notebook_cells
 from course.manifest import Course, Step, load_course
-from course.notebooks import AssemblyError, parse_notebook_cells
 from grader.intake.discover import Found
 from grader.intake.files import (
     NOTEBOOK_BYTES,

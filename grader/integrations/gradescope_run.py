@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from course.assemble import ExerciseCell
+from course.carry.assemble import ExerciseCell
 from course.manifest import Course, load_course
 from grader.intake.discover import Found
 from grader.intake.files import Folder, Refused

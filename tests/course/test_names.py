@@ -16,7 +16,7 @@ from grader.paths import PROJECT_ROOT
 
 COURSE_DIR = PROJECT_ROOT / "course"
 # Modules shared by several steps' checks, named for what they hold.
-SHARED_CHECK_MODULES = {"__init__", "cases", "expectations", "visible"}
+SHARED_CHECK_MODULES = {"__init__", "harness", "oracle", "visible"}
 WIDGET_STEPS = [
     step for step in COURSE.all_steps if (COURSE_DIR / "widgets" / f"{step.module}.py").is_file()
 ]

@@ -32,7 +32,12 @@ def test_setup_and_run_autograder_sit_at_the_top_of_the_zip_and_are_executable(b
 
 def test_the_bundle_holds_the_grader_its_hidden_tests_and_the_course_manifest(bundle):
     names = set(names_in(bundle))
-    assert {"requirements.txt", "course/steps.toml", "course/assemble.py", "grader/job.py"} <= names
+    assert {
+        "requirements.txt",
+        "course/steps.toml",
+        "course/carry/assemble.py",
+        "grader/job.py",
+    } <= names
     hidden = {n for n in names if n.startswith("grader/hidden/test_")}
     expected = {
         p.relative_to(PROJECT).as_posix() for p in (PROJECT / "grader" / "hidden").glob("test_*.py")

@@ -44,6 +44,13 @@ def test_every_check_and_explorer_module_is_a_steps_and_every_step_has_a_check()
     assert len(WIDGET_STEPS) == 7
 
 
+def test_no_course_module_shares_its_name_with_a_grader_module():
+    # A name with two homes (run.py, cases.py) sends a reader to the wrong one.
+    grader_names = {path.stem for path in (PROJECT_ROOT / "grader").rglob("*.py")}
+    course_names = {path.stem for path in COURSE_DIR.rglob("*.py")}
+    assert course_names & grader_names == {"__init__"}
+
+
 def test_each_exercise_function_is_checked_by_its_steps_check_module():
     assert set(CHECKS) == {name for step in COURSE.steps for name in step.defines}
     for name, check in CHECKS.items():

@@ -13,7 +13,7 @@ from typing import Any
 
 from course.carry.execute import Namespace
 from course.checks.harness import (
-    Case,
+    CheckCase,
     CheckReport,
     Explainer,
     print_failure,
@@ -253,13 +253,13 @@ def _verdict(name: str, test: StudentTest, honest: InvokeTool) -> str | None:
     return None
 
 
-def test_cases(namespace: Namespace, honest: InvokeTool) -> list[Case]:
+def test_cases(namespace: Namespace, honest: InvokeTool) -> list[CheckCase]:
     """One case per test: it passes on `honest` and fails on each broken implementation."""
     cases = []
     for name, broken in TESTS.items():
         what = " and one that ".join(b.does for b in broken)
         says = f"`{name}` passes on your invoke_tool and catches an invoke_tool that {what}"
-        cases.append(Case(says, _probe(name, namespace, honest)))
+        cases.append(CheckCase(says, _probe(name, namespace, honest)))
     return cases
 
 

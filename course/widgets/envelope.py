@@ -15,8 +15,8 @@ import ipywidgets as widgets
 
 from course.carry.execute import Namespace
 from course.checks.envelope import envelope_mismatch
-from course.checks.oracle import code_for
 from course.checks.harness import StudentFunction, safe_text, show
+from course.checks.oracle import code_for
 from course.contract import TOOL_FAILED
 from course.tools import fixture_tools
 from course.widgets import (

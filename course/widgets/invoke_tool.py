@@ -15,8 +15,8 @@ from typing import Any
 import ipywidgets as widgets
 
 from course.carry.execute import Namespace
-from course.checks.oracle import envelope_problem, fixture_outcome, private_texts, raised_by
 from course.checks.harness import StudentFunction, safe_text, show
+from course.checks.oracle import envelope_problem, fixture_outcome, private_texts, raised_by
 from course.contract import DEFAULT_MAX_RESULT_BYTES, UNKNOWN_TOOL
 from course.tools import CallCounter, fixture_tools
 from course.widgets import (

@@ -14,7 +14,7 @@ from nbgrader.converters import Autograde, GenerateFeedback
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import Execute, GetGrades, OverwriteCells
 
-from course.history import HISTORY_FILE
+from course.carry.history import HISTORY_FILE
 
 
 def nbgrader_default(owner, setting):
@@ -57,7 +57,7 @@ c.CourseDirectory.source_directory = "solutions"
 c.CourseDirectory.release_directory = "lessons"
 
 # nbgrader's own ignore list, and the record the check cells keep beside a notebook that ran
-# (course/history.py): advice for the student, never part of a submission or a feedback folder.
+# (course/carry/history.py): advice for the student, never part of a submission or feedback.
 c.CourseDirectory.ignore = [*nbgrader_default(CourseDirectory, "ignore"), HISTORY_FILE]
 
 # The exchange: where release_assignment puts the lessons for students to fetch, and where their

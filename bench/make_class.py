@@ -10,8 +10,8 @@ import json
 import shutil
 from pathlib import Path
 
+from course.carry.notebooks import cell_id_of
 from course.manifest import Course, load_course
-from course.notebooks import cell_id_of
 from grader.paths import LESSONS, SUBMISSIONS
 from grader.selfcheck.expectations import find_fixture
 

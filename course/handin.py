@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from course.checks import saved_work_lines
-from course.checks.cases import say
+from course.checks.harness import say
 from course.manifest import Course, load_course
 
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # a fixed date: the same notebooks give the same zip

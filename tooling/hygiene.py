@@ -50,7 +50,7 @@ def cell_problems(cell: Mapping[str, Any], allowed_metadata: Set[str]) -> list[s
     if grade_id is not None and grade_id != cell.get("id"):
         problems.append(f"has the nbgrader grade_id {grade_id!r}, which differs from its id")
     if cell.get("cell_type") == "code" and grade_id is None:
-        # course/assemble.py counts a code cell without a grade_id as one the student added,
+        # course/carry/assemble.py counts a code cell without a grade_id as one the student added,
         # so it would carry forward into later notebooks and into grading.
         problems.append(
             "has no nbgrader grade_id, so it would count as the student's own cell and carry "

@@ -20,12 +20,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-from course.history import HISTORY_FILE
+from course.carry.history import HISTORY_FILE
 from grader.paths import LESSONS, SOLUTIONS
 from tooling.paths import NBGRADER_CONFIG, assignment_name, relative
 
 # nbgrader's own default ignore list (files it never copies from a source assignment), and the
-# record the check cells keep beside a notebook that was run (course/history.py).
+# record the check cells keep beside a notebook that was run (course/carry/history.py).
 IGNORED = shutil.ignore_patterns(
     ".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", HISTORY_FILE
 )

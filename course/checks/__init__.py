@@ -3,7 +3,7 @@
 A check cell passes the notebook's `globals()`, never the function itself: after a kernel
 restart, or before the exercise cell has run, the function is simply not there, and the check
 says what to run instead of failing with a traceback; a function its cell no longer defines (a
-rename, course/history.py's CellRuns) is named as such and not judged. Nothing here raises: a
+rename, course/carry/history.py's CellRuns) is named as such and not judged. Nothing here raises: a
 check that does not pass prints its message on stderr (which nbgrader's Validate reads) and lets
 Run All go on. `saved_work_lines` is what `check_saved_work` and the handout's hand-in print: the
 same checks on the saved notebooks, loaded as the grader loads them.
@@ -14,20 +14,20 @@ import io
 from collections.abc import Callable
 from pathlib import Path
 
-# `status` as a module: it imports this package's neighbours while it loads.
-from course import history, status
-from course.assemble import Assembly, StepWork, exercise_cells, read_step
-from course.checks.cases import CheckReport, print_failure, print_report, say
+# `setup_cell` as a module: it imports this package's neighbours while it loads.
+from course.carry import history, setup_cell
+from course.carry.assemble import Assembly, StepWork, exercise_cells, read_step
+from course.carry.diagnose import function_states, undefined_name_problems
+from course.carry.execute import Namespace, run_cells
 from course.checks.envelope import check_make_envelope
 from course.checks.error_codes import check_failure_code
+from course.checks.harness import CheckReport, print_failure, print_report, say
 from course.checks.invoke_tool import check_invoke_tool
 from course.checks.no_retry import check_call_once
 from course.checks.ownership import check_copy_arguments, check_fresh_value
 from course.checks.unicode_boundary import check_budget_error
 from course.checks.vocabulary import check_encode_json
 from course.manifest import Course, Step, load_course
-from course.problems import function_states, undefined_name_problems
-from course.run import Namespace, run_cells
 
 # Each exercise's function, and the check that judges it.
 CHECKS: dict[str, Callable[..., CheckReport]] = {
@@ -56,7 +56,7 @@ def check(name: str, namespace: Namespace, *, folder: str | Path = ".") -> None:
     function = namespace.get(name)
     if function is None:
         print_failure(
-            status.where_name_comes_from(
+            setup_cell.where_name_comes_from(
                 name, step.notebook, namespace, folder=folder, course=course
             )
         )
@@ -92,7 +92,7 @@ def _explainer(
     step: Step, namespace: Namespace, folder: str | Path, course: Course
 ) -> Callable[[str], str]:
     def explain(name: str) -> str:
-        return status.where_name_comes_from(
+        return setup_cell.where_name_comes_from(
             name, step.notebook, namespace, folder=folder, course=course
         )
 

@@ -3,7 +3,14 @@
 from collections.abc import Sequence
 from typing import Any
 
-from course.checks.cases import Case, CheckReport, Explainer, StudentFunction, run_checks, show
+from course.checks.harness import (
+    CheckCase,
+    CheckReport,
+    Explainer,
+    StudentFunction,
+    run_checks,
+    show,
+)
 from course.contract import ENVELOPE_KEYS, FAILURE_CODES, NOT_FOUND, TOOL_FAILED, falsy_values
 
 OK_HINT = "\n'ok' must be the bool True or False, not 1, 0 or another true-looking value."
@@ -61,7 +68,7 @@ def _first_problem(
     return None
 
 
-def _cases(make_envelope: StudentFunction) -> list[Case]:
+def _cases(make_envelope: StudentFunction) -> list[CheckCase]:
     def success_keeps_id_and_value() -> str | None:
         value = {"name": "山田 花子", "city": "東京"}
         return _first_problem(
@@ -105,12 +112,18 @@ def _cases(make_envelope: StudentFunction) -> list[Case]:
         return None
 
     return [
-        Case("A success keeps the request's id and carries the value", success_keeps_id_and_value),
-        Case("A failure carries its code, no value, and the id", failure_carries_code),
-        Case("Every failure code of the lesson passes through as given", every_code_passes_through),
-        Case('The ids 0, "", "0", -1 and a non-ASCII id survive unchanged', awkward_ids_survive),
-        Case("None, False, 0, '', [] and {} count as successes", falsy_values_are_successes),
-        Case("Each call returns a new dict", each_call_builds_a_new_dict),
+        CheckCase(
+            "A success keeps the request's id and carries the value", success_keeps_id_and_value
+        ),
+        CheckCase("A failure carries its code, no value, and the id", failure_carries_code),
+        CheckCase(
+            "Every failure code of the lesson passes through as given", every_code_passes_through
+        ),
+        CheckCase(
+            'The ids 0, "", "0", -1 and a non-ASCII id survive unchanged', awkward_ids_survive
+        ),
+        CheckCase("None, False, 0, '', [] and {} count as successes", falsy_values_are_successes),
+        CheckCase("Each call returns a new dict", each_call_builds_a_new_dict),
     ]
 
 

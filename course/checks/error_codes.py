@@ -1,7 +1,14 @@
 """Visible check for step 2: `failure_code` maps an exception to a stable code by class alone."""
 
-from course.checks.cases import Case, CheckReport, Explainer, StudentFunction, run_checks, show
-from course.checks.expectations import handler_order_hint
+from course.checks.harness import (
+    CheckCase,
+    CheckReport,
+    Explainer,
+    StudentFunction,
+    run_checks,
+    show,
+)
+from course.checks.oracle import handler_order_hint
 from course.contract import INVALID_INPUT, NOT_FOUND, PERMISSION_DENIED, TOOL_FAILED
 from course.supplied import InvalidInputError, NotFoundError, PermissionDeniedError
 from course.tools import PRIVATE_MARKER
@@ -66,7 +73,7 @@ def _first_problem(failure_code: StudentFunction, pairs: list[tuple[Exception, s
     return None
 
 
-def _cases(failure_code: StudentFunction) -> list[Case]:
+def _cases(failure_code: StudentFunction) -> list[CheckCase]:
     def course_classes() -> str | None:
         return _first_problem(
             failure_code,
@@ -119,14 +126,16 @@ def _cases(failure_code: StudentFunction) -> list[Case]:
         )
 
     return [
-        Case("The three course exceptions get their own codes", course_classes),
-        Case(
+        CheckCase("The three course exceptions get their own codes", course_classes),
+        CheckCase(
             "Built-in KeyError, ValueError and PermissionError are tool_failed", look_alike_builtins
         ),
-        Case("Any other exception is tool_failed", anything_else),
-        Case("Subclasses and mixins of a course exception keep its code", subclasses_and_mixins),
-        Case("The message never decides the code", text_does_not_decide),
-        Case(
+        CheckCase("Any other exception is tool_failed", anything_else),
+        CheckCase(
+            "Subclasses and mixins of a course exception keep its code", subclasses_and_mixins
+        ),
+        CheckCase("The message never decides the code", text_does_not_decide),
+        CheckCase(
             "An exception whose str() and repr() raise still gets its code", unreadable_exceptions
         ),
     ]

@@ -10,9 +10,9 @@ import json
 import traceback
 from typing import Any
 
-from course.checks.cases import (
+from course.checks.harness import (
     IN_BROWSER,
-    Case,
+    CheckCase,
     CheckReport,
     Explainer,
     StudentFunction,
@@ -20,7 +20,7 @@ from course.checks.cases import (
     safe_text,
     show,
 )
-from course.checks.expectations import (
+from course.checks.oracle import (
     EXPECTED_CODES,
     envelope_problem,
     handler_order_hint,
@@ -240,16 +240,16 @@ def _base_exception_propagates(invoke_tool: StudentFunction) -> str | None:
     return f"A KeyboardInterrupt from the handler was caught and became {show(outcome)}."
 
 
-def cases(invoke_tool: StudentFunction) -> list[Case]:
+def cases(invoke_tool: StudentFunction) -> list[CheckCase]:
     """The end-to-end cases for `invoke_tool`, in an order that names the real problem first."""
     return [
-        Case(
+        CheckCase(
             "A successful call returns one envelope with the value", lambda: _success(invoke_tool)
         ),
-        Case("No exception text reaches the envelope", lambda: _nothing_leaks(invoke_tool)),
-        Case("Every failure gets its code", lambda: _failure_codes(invoke_tool)),
-        Case('Ids 0, "" and "0" come back unchanged', lambda: _ids_kept(invoke_tool)),
-        Case(
+        CheckCase("No exception text reaches the envelope", lambda: _nothing_leaks(invoke_tool)),
+        CheckCase("Every failure gets its code", lambda: _failure_codes(invoke_tool)),
+        CheckCase('Ids 0, "" and "0" come back unchanged', lambda: _ids_kept(invoke_tool)),
+        CheckCase(
             "Results outside the vocabulary or over the budget are refused",
             lambda: _bad_results(invoke_tool),
         ),
@@ -257,21 +257,21 @@ def cases(invoke_tool: StudentFunction) -> list[Case]:
             []
             if IN_BROWSER
             else [
-                Case(
+                CheckCase(
                     "A value nested too deep for JSON is invalid_result",
                     lambda: _too_deep(invoke_tool),
                 )
             ]
         ),
-        Case(
+        CheckCase(
             "A value of exactly max_result_bytes UTF-8 bytes passes; one byte more does not",
             lambda: _exact_boundary(invoke_tool),
         ),
-        Case(
+        CheckCase(
             "The handler cannot change the request, and the value is yours to edit",
             lambda: _ownership(invoke_tool),
         ),
-        Case(
+        CheckCase(
             "Each call runs the handler once, and none for an unknown tool",
             lambda: _one_call_each(invoke_tool) or _base_exception_propagates(invoke_tool),
         ),

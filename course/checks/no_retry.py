@@ -7,8 +7,8 @@ and expect the very same object back out.
 
 from typing import Any
 
-from course.checks.cases import (
-    Case,
+from course.checks.harness import (
+    CheckCase,
     CheckReport,
     Explainer,
     StudentFunction,
@@ -165,32 +165,32 @@ def _base_exceptions_propagate(call_once: StudentFunction) -> str | None:
     return None
 
 
-def cases(call_once: StudentFunction) -> list[Case]:
+def cases(call_once: StudentFunction) -> list[CheckCase]:
     """The cases for `call_once`."""
     return [
-        Case(
+        CheckCase(
             "A handler that succeeds gives (True, result) after one call",
             lambda: _success(call_once),
         ),
-        Case(
+        CheckCase(
             'A handler returning None, False, 0, "", [] or {} has succeeded',
             lambda: _falsy_success(call_once),
         ),
-        Case(
+        CheckCase(
             "NotFoundError gives (False, that exception) after one call",
             lambda: _failure_returns_exception(
                 call_once, NotFoundError("no user u-999"), "NotFoundError"
             ),
         ),
-        Case(
+        CheckCase(
             "A bug (KeyError) gives (False, that exception) after one call",
             lambda: _failure_returns_exception(call_once, KeyError("u-999"), "KeyError"),
         ),
-        Case(
+        CheckCase(
             "A handler that fails only the first time is still not retried",
             lambda: _flaky_not_retried(call_once),
         ),
-        Case(
+        CheckCase(
             "KeyboardInterrupt and SystemExit pass through unchanged",
             lambda: _base_exceptions_propagate(call_once),
         ),

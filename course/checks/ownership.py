@@ -7,7 +7,14 @@ Arguments hold only JSON values, so `copy.deepcopy` and a JSON round trip are eq
 import copy
 from typing import Any
 
-from course.checks.cases import Case, CheckReport, Explainer, StudentFunction, run_checks, show
+from course.checks.harness import (
+    CheckCase,
+    CheckReport,
+    Explainer,
+    StudentFunction,
+    run_checks,
+    show,
+)
 
 
 def exact_type_problem(expected: Any, actual: Any, where: str = "the value") -> str | None:
@@ -102,25 +109,25 @@ def _copy_of_empty(copy_arguments: StudentFunction) -> str | None:
     return None
 
 
-def copy_cases(copy_arguments: StudentFunction) -> list[Case]:
+def copy_cases(copy_arguments: StudentFunction) -> list[CheckCase]:
     """The cases for `copy_arguments`."""
     return [
-        Case(
+        CheckCase(
             "The copy holds the same keys, values and types", lambda: _copy_is_equal(copy_arguments)
         ),
-        Case(
+        CheckCase(
             "The copy is a new dict, not the one passed in",
             lambda: _copy_is_new_dict(copy_arguments),
         ),
-        Case(
+        CheckCase(
             "Changing the copy at any depth leaves the arguments unchanged",
             lambda: _copy_is_deep(copy_arguments),
         ),
-        Case(
+        CheckCase(
             "True, 1, 1.0, None and non-ASCII text survive the copy exactly",
             lambda: _copy_keeps_types(copy_arguments),
         ),
-        Case("Empty arguments give a new empty dict", lambda: _copy_of_empty(copy_arguments)),
+        CheckCase("Empty arguments give a new empty dict", lambda: _copy_of_empty(copy_arguments)),
     ]
 
 
@@ -185,17 +192,21 @@ def _decodes_deep_nesting(fresh_value: StudentFunction) -> str | None:
     return None
 
 
-def fresh_cases(fresh_value: StudentFunction) -> list[Case]:
+def fresh_cases(fresh_value: StudentFunction) -> list[CheckCase]:
     """The cases for `fresh_value`."""
     return [
-        Case("A JSON object decodes to an equal dict", lambda: _decodes_object(fresh_value)),
-        Case(
+        CheckCase("A JSON object decodes to an equal dict", lambda: _decodes_object(fresh_value)),
+        CheckCase(
             'null, 0, "", non-ASCII text and [] decode to themselves',
             lambda: _decodes_scalars(fresh_value),
         ),
-        Case("true, 1 and 1.0 keep their exact types", lambda: _keeps_exact_types(fresh_value)),
-        Case("Every call returns a brand-new value", lambda: _each_call_is_fresh(fresh_value)),
-        Case("A value nested 50 levels deep decodes", lambda: _decodes_deep_nesting(fresh_value)),
+        CheckCase(
+            "true, 1 and 1.0 keep their exact types", lambda: _keeps_exact_types(fresh_value)
+        ),
+        CheckCase("Every call returns a brand-new value", lambda: _each_call_is_fresh(fresh_value)),
+        CheckCase(
+            "A value nested 50 levels deep decodes", lambda: _decodes_deep_nesting(fresh_value)
+        ),
     ]
 
 

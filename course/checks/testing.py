@@ -11,8 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from course.checks.cases import (
-    Case,
+from course.carry.execute import Namespace
+from course.checks.harness import (
+    CheckCase,
     CheckReport,
     Explainer,
     print_failure,
@@ -31,7 +32,6 @@ from course.contract import (
     TOOL_FAILED,
     UNKNOWN_TOOL,
 )
-from course.run import Namespace
 from course.tools import Arguments, Handler
 
 # An invoke_tool, the student's or one broken around it, and a test the student wrote.
@@ -253,13 +253,13 @@ def _verdict(name: str, test: StudentTest, honest: InvokeTool) -> str | None:
     return None
 
 
-def test_cases(namespace: Namespace, honest: InvokeTool) -> list[Case]:
+def test_cases(namespace: Namespace, honest: InvokeTool) -> list[CheckCase]:
     """One case per test: it passes on `honest` and fails on each broken implementation."""
     cases = []
     for name, broken in TESTS.items():
         what = " and one that ".join(b.does for b in broken)
         says = f"`{name}` passes on your invoke_tool and catches an invoke_tool that {what}"
-        cases.append(Case(says, _probe(name, namespace, honest)))
+        cases.append(CheckCase(says, _probe(name, namespace, honest)))
     return cases
 
 

@@ -2,7 +2,14 @@
 
 from collections.abc import Callable, Sequence
 
-from course.checks.cases import Case, CheckReport, Explainer, StudentFunction, run_checks, show
+from course.checks.harness import (
+    CheckCase,
+    CheckReport,
+    Explainer,
+    StudentFunction,
+    run_checks,
+    show,
+)
 from course.contract import DEFAULT_MAX_RESULT_BYTES, INVALID_RESULT, RESULT_TOO_LARGE
 
 # One character of each UTF-8 length, with its cost in bytes.
@@ -86,7 +93,7 @@ def _first(
     return next((problem for problem in problems if problem), None)
 
 
-def _cases(budget_error: StudentFunction) -> list[Case]:
+def _cases(budget_error: StudentFunction) -> list[CheckCase]:
     def small_text_fits() -> str | None:
         return _first(
             budget_error, [('"ok"', 10, None), ('{"a": [1, 2]}', DEFAULT_MAX_RESULT_BYTES, None)]
@@ -127,12 +134,16 @@ def _cases(budget_error: StudentFunction) -> list[Case]:
         )
 
     return [
-        Case("Text within the budget fits (None)", small_text_fits),
-        Case("A size equal to the budget fits; one byte more is result_too_large", exact_boundary),
-        Case("The budget counts UTF-8 bytes, not characters", bytes_not_characters),
-        Case("Characters of 1, 2, 3 and 4 bytes are each counted in full", each_character_length),
-        Case("A budget of 0 bytes admits only the empty text", zero_budget),
-        Case("Text that UTF-8 cannot encode is invalid_result", lone_surrogate),
+        CheckCase("Text within the budget fits (None)", small_text_fits),
+        CheckCase(
+            "A size equal to the budget fits; one byte more is result_too_large", exact_boundary
+        ),
+        CheckCase("The budget counts UTF-8 bytes, not characters", bytes_not_characters),
+        CheckCase(
+            "Characters of 1, 2, 3 and 4 bytes are each counted in full", each_character_length
+        ),
+        CheckCase("A budget of 0 bytes admits only the empty text", zero_budget),
+        CheckCase("Text that UTF-8 cannot encode is invalid_result", lone_surrogate),
     ]
 
 

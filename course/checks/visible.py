@@ -8,9 +8,9 @@ what the check cell in the notebook would print, so the two never say different 
 import io
 import json
 
+from course.carry.execute import Namespace
 from course.checks import CHECKS
-from course.checks.cases import print_report
-from course.run import Namespace
+from course.checks.harness import print_report
 
 # invoke_tool is the one function every submission must define; the others are checked when
 # the submission has them (a single .py file may build invoke_tool in its own way).

@@ -5,9 +5,9 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from course.checks.cases import (
+from course.checks.harness import (
     IN_BROWSER,
-    Case,
+    CheckCase,
     CheckReport,
     Explainer,
     StudentFunction,
@@ -94,7 +94,7 @@ def _first(problems: Iterable[str | None]) -> str | None:
     return next((problem for problem in problems if problem), None)
 
 
-def _cases(encode_json: StudentFunction) -> list[Case]:
+def _cases(encode_json: StudentFunction) -> list[CheckCase]:
     def plain_values() -> str | None:
         values = (
             {"name": "José", "age": 41, "admin": True, "score": 9.5, "manager": None},
@@ -149,18 +149,24 @@ def _cases(encode_json: StudentFunction) -> list[Case]:
         )
 
     return [
-        Case("Vocabulary values become the exact JSON text", plain_values),
-        Case("None, False, 0, '', [] and {} are encoded like any value", falsy_ones),
-        Case("Non-ASCII text stays as itself (ensure_ascii=False)", non_ascii_as_itself),
-        Case("Deep nesting and a list used twice are fine", deep_and_shared),
-        Case("Tuples, sets, bytes and other objects are refused", tuples_sets_bytes),
-        Case("NaN and infinities are refused", not_finite),
-        Case("Dict keys that are not str are refused", string_keys_only),
-        Case("IntEnum members, str subclasses and cycles are refused", exact_types_and_no_cycles),
+        CheckCase("Vocabulary values become the exact JSON text", plain_values),
+        CheckCase("None, False, 0, '', [] and {} are encoded like any value", falsy_ones),
+        CheckCase("Non-ASCII text stays as itself (ensure_ascii=False)", non_ascii_as_itself),
+        CheckCase("Deep nesting and a list used twice are fine", deep_and_shared),
+        CheckCase("Tuples, sets, bytes and other objects are refused", tuples_sets_bytes),
+        CheckCase("NaN and infinities are refused", not_finite),
+        CheckCase("Dict keys that are not str are refused", string_keys_only),
+        CheckCase(
+            "IntEnum members, str subclasses and cycles are refused", exact_types_and_no_cycles
+        ),
         *(
             []
             if IN_BROWSER
-            else [Case("A value nested too deep for JSON is refused, never written", far_too_deep)]
+            else [
+                CheckCase(
+                    "A value nested too deep for JSON is refused, never written", far_too_deep
+                )
+            ]
         ),
     ]
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from course.checks.cases import CheckReport, StudentFunction
-from course.run import Namespace
+from course.carry.execute import Namespace
+from course.checks.harness import CheckReport, StudentFunction
 
 # Descriptions at their natural width, so no label is cut off with an ellipsis.
 LABEL_STYLE = {"description_width": "initial"}

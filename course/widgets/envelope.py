@@ -13,11 +13,11 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from course.checks.cases import StudentFunction, safe_text, show
+from course.carry.execute import Namespace
 from course.checks.envelope import envelope_mismatch
-from course.checks.expectations import code_for
+from course.checks.harness import StudentFunction, safe_text, show
+from course.checks.oracle import code_for
 from course.contract import TOOL_FAILED
-from course.run import Namespace
 from course.tools import fixture_tools
 from course.widgets import (
     LABEL_STYLE,

@@ -5,9 +5,9 @@ from collections.abc import Callable
 
 import ipywidgets as widgets
 
-from course.checks.cases import StudentFunction, safe_text, show
+from course.carry.execute import Namespace
+from course.checks.harness import StudentFunction, safe_text, show
 from course.contract import INVALID_INPUT, NOT_FOUND, PERMISSION_DENIED, TOOL_FAILED
-from course.run import Namespace
 from course.supplied import InvalidInputError, NotFoundError, PermissionDeniedError
 from course.tools import PRIVATE_MARKER, fixture_tools
 from course.widgets import (

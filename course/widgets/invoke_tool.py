@@ -14,10 +14,10 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from course.checks.cases import StudentFunction, safe_text, show
-from course.checks.expectations import envelope_problem, fixture_outcome, private_texts, raised_by
+from course.carry.execute import Namespace
+from course.checks.harness import StudentFunction, safe_text, show
+from course.checks.oracle import envelope_problem, fixture_outcome, private_texts, raised_by
 from course.contract import DEFAULT_MAX_RESULT_BYTES, UNKNOWN_TOOL
-from course.run import Namespace
 from course.tools import CallCounter, fixture_tools
 from course.widgets import (
     LABEL_STYLE,

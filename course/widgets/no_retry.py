@@ -11,8 +11,8 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from course.checks.cases import StudentFunction, safe_text, show
-from course.run import Namespace
+from course.carry.execute import Namespace
+from course.checks.harness import StudentFunction, safe_text, show
 from course.supplied import NotFoundError
 from course.tools import Arguments, CallCounter
 from course.widgets import (

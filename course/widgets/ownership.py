@@ -14,8 +14,8 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from course.checks.cases import StudentFunction, safe_text, show
-from course.run import Namespace
+from course.carry.execute import Namespace
+from course.checks.harness import StudentFunction, safe_text, show
 from course.tools import FixtureTools
 from course.widgets import (
     LABEL_STYLE,

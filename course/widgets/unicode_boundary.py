@@ -10,9 +10,9 @@ import json
 
 import ipywidgets as widgets
 
-from course.checks.cases import StudentFunction, safe_text, show
+from course.carry.execute import Namespace
+from course.checks.harness import StudentFunction, safe_text, show
 from course.contract import INVALID_RESULT, RESULT_TOO_LARGE
-from course.run import Namespace
 from course.widgets import LABEL_STYLE, CheckVerdicts, save_note, student_function
 
 MAX_ROWS = 80  # the character table stops here, so a long paste stays readable

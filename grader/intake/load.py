@@ -1,6 +1,6 @@
 """Load step: read a found submission into code units, without running any of it.
 
-Notebooks are read by the same carry-forward rule the lessons use (course.assemble.step_work):
+Notebooks are read by the same carry-forward rule the lessons use (course.carry.assemble.step_work):
 from each step, its exercise cells and the code cells the student added, in notebook order. So
 the cells graded are the cells a student saw loaded by the next notebook, and the notes on a
 submission (an unfinished step, two copies of a cell, a name used but defined nowhere that
@@ -13,7 +13,7 @@ the student's words and no units.
 import posixpath
 from collections.abc import Iterable, Sequence
 
-from course.assemble import (
+from course.carry.assemble import (
     ExerciseCell,
     StepWork,
     assemble,
@@ -21,8 +21,8 @@ from course.assemble import (
     step_work,
     whole_notebook,
 )
+from course.carry.notebooks import AssemblyError, parse_notebook_cells
 from course.manifest import Course, Step, load_course
-from course.notebooks import AssemblyError, parse_notebook_cells
 from grader.intake.discover import Found
 from grader.intake.files import (
     NOTEBOOK_BYTES,

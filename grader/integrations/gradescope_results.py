@@ -5,7 +5,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from course.assemble import ExerciseCell
+from course.carry.assemble import ExerciseCell
 from course.manifest import Course, load_course
 from grader.integrations.gradescope import BundleSettings
 from grader.integrations.visible_checks import VisibleCheck

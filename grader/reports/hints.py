@@ -136,7 +136,7 @@ def step_for_category(category: str, course: Course | None = None) -> Step | Non
 def step_notes(category: str, problems: Iterable[str], course: Course | None = None) -> list[str]:
     """Return the notes on a submission that concern the step teaching `category`.
 
-    Notes name their step first (course.assemble words them so), so a failed category can show
+    Notes name their step first (course.carry.assemble words them so), so a failed category can show
     what is wrong with that step's saved work, such as a name it uses that nothing defines.
     """
     step = step_for_category(category, course)

@@ -10,7 +10,7 @@ from bench.baseline import BaselineError, baseline_tree
 from bench.compare import compare_points
 from bench.make_class import CATALOGUE, make_class, submission_mix
 from bench.measure import PROJECT, measured
-from course.assemble import notebook_exercise_cells
+from course.carry.assemble import notebook_exercise_cells
 from course.manifest import load_course
 from grader.model import CATEGORIES
 

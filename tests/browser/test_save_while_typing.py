@@ -14,7 +14,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from course.status import load_earlier_steps
+from course.carry.setup_cell import load_earlier_steps
 
 NOTEBOOK = "04-byte-budget.ipynb"
 EXPLORER = ".budget-explorer"

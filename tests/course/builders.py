@@ -17,10 +17,10 @@
 import json
 from pathlib import Path
 
-from course.assemble import exercise_cells, read_step
-from course.history import record_check, saved_digest
+from course.carry.assemble import exercise_cells, read_step
+from course.carry.execute import run_cells
+from course.carry.history import record_check, saved_digest
 from course.manifest import load_course
-from course.run import run_cells
 from grader.paths import SOLUTIONS as SOLUTIONS_ROOT
 
 COURSE = load_course()

@@ -4,10 +4,10 @@ import json
 
 from builders import COURSE, SOLUTIONS, copy_solutions, course_cell, exercise_cell, write_notebook
 
-from course.assemble import ExerciseCell, exercise_cells
+from course.carry.assemble import ExerciseCell, exercise_cells
+from course.carry.execute import run_cells
+from course.carry.history import HISTORY_FILE, read_history
 from course.checks import check, check_saved_work
-from course.history import HISTORY_FILE, read_history
-from course.run import run_cells
 
 STEP_2, STEP_7 = COURSE.steps[1], COURSE.steps[-1]
 FINISHED = (

@@ -16,7 +16,7 @@ from grader.paths import PROJECT_ROOT
 
 COURSE_DIR = PROJECT_ROOT / "course"
 # Modules shared by several steps' checks, named for what they hold.
-SHARED_CHECK_MODULES = {"__init__", "cases", "expectations", "visible"}
+SHARED_CHECK_MODULES = {"__init__", "harness", "oracle", "visible"}
 WIDGET_STEPS = [
     step for step in COURSE.all_steps if (COURSE_DIR / "widgets" / f"{step.module}.py").is_file()
 ]
@@ -42,6 +42,13 @@ def test_every_check_and_explorer_module_is_a_steps_and_every_step_has_a_check()
     assert checks - SHARED_CHECK_MODULES == modules
     assert widgets <= modules
     assert len(WIDGET_STEPS) == 7
+
+
+def test_no_course_module_shares_its_name_with_a_grader_module():
+    # A name with two homes (run.py, cases.py) sends a reader to the wrong one.
+    grader_names = {path.stem for path in (PROJECT_ROOT / "grader").rglob("*.py")}
+    course_names = {path.stem for path in COURSE_DIR.rglob("*.py")}
+    assert course_names & grader_names == {"__init__"}
 
 
 def test_each_exercise_function_is_checked_by_its_steps_check_module():

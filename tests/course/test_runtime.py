@@ -48,4 +48,6 @@ def test_each_runtime_file_imports_the_standard_library_and_other_runtime_files_
 
 
 def test_the_runtime_holds_the_assembly_the_supplied_names_and_the_contract():
-    assert {"course/assemble.py", "course/supplied.py", "course/contract.py"} <= set(COURSE_RUNTIME)
+    assert {"course/carry/assemble.py", "course/supplied.py", "course/contract.py"} <= set(
+        COURSE_RUNTIME
+    )

@@ -28,7 +28,7 @@ def test_a_folder_that_is_not_the_project_is_refused_in_one_line(tmp_path):
 def test_a_jobs_runtime_copy_takes_the_projects_bytecode_instead_of_compiling_it(tmp_path):
     write_bytecode()
     runtime = prepare_runtime(tmp_path)
-    for module in ("grader/sandbox/inside/guard.py", "course/run.py"):
+    for module in ("grader/sandbox/inside/guard.py", "course/carry/execute.py"):
         ours = Path(importlib.util.cache_from_source(str(PROJECT_ROOT / module)))
         theirs = Path(importlib.util.cache_from_source(str(runtime / module)))
         assert theirs.read_bytes() == ours.read_bytes()

@@ -35,7 +35,7 @@ def test_the_bundle_holds_the_grader_its_hidden_tests_and_the_course_manifest(bu
     assert {
         "requirements.txt",
         "course/steps.toml",
-        "course/assemble.py",
+        "course/carry/assemble.py",
         "grader/job/main.py",
     } <= names
     hidden = {n for n in names if n.startswith("grader/hidden/test_")}

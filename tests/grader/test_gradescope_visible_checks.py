@@ -25,10 +25,10 @@ from gradescope_roots import (
 )
 from process_trees import fork_servers_below
 
+from course.carry.execute import run_cells
 from course.checks import CHECKS
 from course.checks.visible import visible_checks_json
 from course.manifest import load_course
-from course.run import run_cells
 from grader.intake.discover import Found
 from grader.integrations.visible_checks import (
     TITLE,

@@ -11,7 +11,7 @@ import pytest
 from notebook_runs import SOLUTIONS, copy_folder
 from student_kernel import StudentKernel
 
-from course.checks.cases import RED
+from course.checks.harness import RED
 from course.manifest import load_course
 
 COURSE = load_course()

@@ -19,7 +19,7 @@ from notebook_runs import (
     stream,
 )
 
-from course.assemble import exercise_cells
+from course.carry.assemble import exercise_cells
 from course.manifest import load_course
 
 STEP_2, STEP_4, STEP_7 = "02-failure-codes.ipynb", "04-byte-budget.ipynb", "07-invoke-tool.ipynb"

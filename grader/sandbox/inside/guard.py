@@ -68,7 +68,7 @@ _monotonic = time.monotonic  # bound before student code, which may patch the ti
 _HEADROOM = 200  # frames the guard may use beyond the student's recursion limit
 # The most text the visible checks may send back (a check's text is a few hundred characters).
 _CHECKS_TEXT_LIMIT = 1 << 20
-# How course.run.run_cells words a cell that stopped with a MemoryError.
+# How course.carry.execute.run_cells words a cell that stopped with a MemoryError.
 _MEMORY_PROBLEM = " stopped with MemoryError "
 
 

@@ -14,8 +14,8 @@ import sys
 import types
 from typing import TYPE_CHECKING, Any
 
+from course.carry.execute import run_cells
 from course.checks.visible import visible_checks_json
-from course.run import run_cells
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable

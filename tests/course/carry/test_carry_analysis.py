@@ -1,6 +1,6 @@
 """The static reading of a cell: what it defines, reads and leaves unfinished, as Python scopes."""
 
-from course.analysis import defined_names, stubbed_functions, used_globals
+from course.carry.analysis import defined_names, stubbed_functions, used_globals
 
 
 def test_the_static_reading_sees_scopes_as_python_does():

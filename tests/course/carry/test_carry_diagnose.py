@@ -9,8 +9,8 @@ from builders import (
     write_lesson_with,
 )
 
-from course.assemble import exercise_cells, read_step
-from course.problems import function_states
+from course.carry.assemble import exercise_cells, read_step
+from course.carry.diagnose import function_states
 
 STEP_2 = COURSE.steps[1]
 

@@ -2,8 +2,8 @@
 
 from builders import COURSE, exercise_cell, write_notebook
 
-from course.assemble import read_step
-from course.history import (
+from course.carry.assemble import read_step
+from course.carry.history import (
     HISTORY_FILE,
     read_history,
     record_check,

@@ -29,7 +29,7 @@ Explainer = Callable[[str], str]
 
 
 @dataclass(frozen=True)
-class Case:
+class CheckCase:
     """One thing a check verifies: a sentence for the student and a probe.
 
     `probe` returns None when the student's code behaves, or a sentence saying what went wrong.
@@ -65,7 +65,7 @@ class CheckReport:
 
 def run_checks(
     function_name: str,
-    cases: Sequence[Case],
+    cases: Sequence[CheckCase],
     *,
     explain_name: Explainer | None = None,
 ) -> CheckReport:
@@ -87,7 +87,7 @@ def run_checks(
 
 
 def _probe(
-    case: Case,
+    case: CheckCase,
     function_name: str,
     explain_name: Explainer | None,
     printed: io.StringIO,

@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from course.analysis import defined_names
+from course.carry.analysis import defined_names
+from course.carry.execute import RunnableCell
 from course.manifest import Step
-from course.run import RunnableCell
 
 HISTORY_FILE = ".check-history.json"
 

@@ -13,9 +13,9 @@ from builders import (
     write_notebook,
 )
 
-from course.assemble import exercise_cells, notebook_exercise_cells, read_step
-from course.notebooks import AssemblyError
-from course.run import run_cells
+from course.carry.assemble import exercise_cells, notebook_exercise_cells, read_step
+from course.carry.execute import run_cells
+from course.carry.notebooks import AssemblyError
 
 STEP_2 = COURSE.steps[1]
 
@@ -56,7 +56,7 @@ def test_a_helper_cell_below_the_exercise_carries_forward_and_is_used(tmp_path):
         tmp_path,
         STEP_2,
         [
-            course_cell("setup", "from course.status import load_earlier_steps\n"),
+            course_cell("setup", "from course.carry.setup_cell import load_earlier_steps\n"),
             exercise_cell("failure-code", "def failure_code(exc):\n    return CODE_FOR[0]\n"),
             own_cell("CODE_FOR = ['tool_failed']\n"),
             course_cell("failure-code-check", "check('failure_code', globals())\n"),

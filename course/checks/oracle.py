@@ -1,4 +1,4 @@
-"""What an envelope must look like, and what of an exception must never show in it.
+"""The checks' oracle: what an envelope must look like, and what of an exception must never show.
 
 Shared by the checks and the explorers, so an explorer judges an envelope exactly as the check
 would.
@@ -10,7 +10,7 @@ import json
 import textwrap
 from typing import Any
 
-from course.checks.cases import safe_text, show
+from course.checks.harness import safe_text, show
 from course.checks.ownership import exact_type_problem
 from course.contract import (
     ENVELOPE_KEYS,

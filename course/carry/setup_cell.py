@@ -1,10 +1,10 @@
 """The setup cell's status report, and where a name a check could not find should come from.
 
 `load_earlier_steps` is what the first code cell of every notebook calls: it loads what the
-earlier notebooks carry forward (by the rule of course/assemble.py, the same the grader uses),
+earlier notebooks carry forward (by the rule of course/carry/assemble.py, the same the grader uses),
 runs each loaded step's visible check on what was loaded, and reports, step by step, whether the
 saved work passes, is unfinished, missing, doubled or unsaved. It also starts watching the
-notebook's cell runs (course/history.py), so a check can tell a renamed function.
+notebook's cell runs (course/carry/history.py), so a check can tell a renamed function.
 """
 
 import contextlib
@@ -13,14 +13,14 @@ import io
 from collections.abc import Callable
 from pathlib import Path
 
-from course.analysis import defined_names
-from course.assemble import Assembly, StepWork, assemble, read_step
-from course.checks.cases import say
-from course.history import unsaved_note, watch_cells
+from course.carry.analysis import defined_names
+from course.carry.assemble import Assembly, StepWork, assemble, read_step
+from course.carry.diagnose import function_states
+from course.carry.execute import Namespace, run_cells, supplied_names
+from course.carry.history import unsaved_note, watch_cells
+from course.carry.notebooks import AssemblyError
+from course.checks.harness import say
 from course.manifest import Course, Step, load_course
-from course.notebooks import AssemblyError
-from course.problems import function_states
-from course.run import Namespace, run_cells, supplied_names
 
 CARRY_RULE = (
     "From each earlier notebook, its exercise cells and the code cells you added yourself "

@@ -14,8 +14,8 @@ from builders import (
 )
 
 from course import supplied
-from course.notebooks import AssemblyError
-from course.status import CARRY_RULE, load_earlier_steps, where_name_comes_from
+from course.carry.notebooks import AssemblyError
+from course.carry.setup_cell import CARRY_RULE, load_earlier_steps, where_name_comes_from
 
 STEP_2, STEP_4 = COURSE.steps[1], COURSE.steps[3]
 

@@ -4,12 +4,12 @@ One rule decides what a step's notebook carries forward, and both the lessons an
 use it (`step_work`): the step's exercise cells and every code cell the student added to the
 notebook, in notebook order. The course's own cells (demos, checks, widgets) stay behind.
 Later notebooks load the earlier steps through `exercise_cells` and `run_cells` (see
-course/status.py), and the grader builds a submission's `invoke_tool` the same way, so what a
-student sees working is what gets graded.
+course/carry/setup_cell.py), and the grader builds a submission's `invoke_tool` the same way, so
+what a student sees working is what gets graded.
 
-The seams: course/manifest.py reads the steps, course/notebooks.py a saved notebook,
-course/analysis.py what a cell defines and uses, course/problems.py says what is wrong, and
-course/run.py runs the cells. This module and all of those also run beside student code in the
+The seams: course/manifest.py reads the steps, notebooks.py a saved notebook, analysis.py what a
+cell defines and uses, diagnose.py says what is wrong, and execute.py runs the cells (all four
+beside this module). This module and all of those also run beside student code in the
 grader's worker, so they use only the standard library.
 """
 
@@ -17,9 +17,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from course.analysis import defined_names, stubbed_functions
-from course.manifest import Course, Step
-from course.notebooks import (
+from course.carry.analysis import defined_names, stubbed_functions
+from course.carry.diagnose import function_states, missing_cell_message, undefined_name_problems
+from course.carry.notebooks import (
     AssemblyError,
     NotebookCell,
     cell_id_of,
@@ -28,7 +28,7 @@ from course.notebooks import (
     read_notebook_cells,
     source_of,
 )
-from course.problems import function_states, missing_cell_message, undefined_name_problems
+from course.manifest import Course, Step
 
 __all__ = [
     "Assembly",

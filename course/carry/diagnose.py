@@ -11,11 +11,11 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from course import supplied
-from course.analysis import defined_names, has_star_import, stubbed_functions, used_globals
+from course.carry.analysis import defined_names, has_star_import, stubbed_functions, used_globals
 from course.manifest import Course, Step
 
 if TYPE_CHECKING:
-    from course.assemble import StepWork
+    from course.carry.assemble import StepWork
 
 # Names every module has, and names only Jupyter provides (graded code runs as plain Python).
 MODULE_NAMES = frozenset({"__name__", "__doc__", "__builtins__", "__spec__", "__loader__"})

@@ -14,6 +14,8 @@ from course.assemble import notebook_exercise_cells
 from course.manifest import load_course
 from grader.model import CATEGORIES
 
+pytestmark = [pytest.mark.bwrap]
+
 COURSE = load_course()
 
 

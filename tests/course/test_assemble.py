@@ -17,6 +17,8 @@ from course.assemble import exercise_cells, notebook_exercise_cells, read_step
 from course.notebooks import AssemblyError
 from course.run import run_cells
 
+pytestmark = []
+
 STEP_2 = COURSE.steps[1]
 
 

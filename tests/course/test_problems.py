@@ -12,6 +12,8 @@ from builders import (
 from course.assemble import exercise_cells, read_step
 from course.problems import function_states
 
+pytestmark = []
+
 STEP_2 = COURSE.steps[1]
 
 

@@ -18,6 +18,8 @@ from course.manifest import load_course
 from grader.intake.archives import MAX_BYTES, unpacked
 from grader.paths import SOLUTIONS
 
+pytestmark = [pytest.mark.bwrap]
+
 COURSE = load_course()
 ESCAPE = "escaped-by-zip.ipynb"
 

@@ -31,6 +31,8 @@ from grader.pipeline import find_submissions, load_safely
 from grader.reports import class_report, files, spreadsheet
 from grader.sandbox.cleanup import remove_tree, temporary_folder
 
+pytestmark = [pytest.mark.bwrap]
+
 REFERENCE = SUBMISSIONS / "correct" / "reference.py"
 
 NOBODY = 65534  # a user whom permissions bind, unlike root

@@ -10,6 +10,8 @@ from grader.bytecode import NO_BYTECODE_VARIABLE, write_bytecode
 from grader.paths import HIDDEN_TESTS, PROJECT_ROOT
 from grader.sandbox.runtime import prepare_runtime
 
+pytestmark = []
+
 
 def test_the_grader_and_pytests_rewritten_hidden_tests_are_written_where_bytecode_is_not(
     monkeypatch,

@@ -8,6 +8,7 @@ import io
 from dataclasses import replace
 from html.parser import HTMLParser
 
+import pytest
 from grade_builders import (
     CATALOGUE,
     CLASS,
@@ -21,6 +22,8 @@ from grader.gradebook.summary import StudentSummary, summarize
 from grader.model import CATEGORIES, MISSING, RUN_STATUSES, TestOutcome
 from grader.reports import class_report
 from grader.reports.class_figures import STUDENT_NAMES_SHOWN
+
+pytestmark = [pytest.mark.bwrap]
 
 
 class PageReader(HTMLParser):

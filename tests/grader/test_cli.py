@@ -10,6 +10,8 @@ from grader_cli import read_grades, run_grader
 
 from grader.sandbox.containment import containment_available
 
+pytestmark = [pytest.mark.bwrap]
+
 PROJECT = Path(__file__).resolve().parents[2]
 REFERENCE = PROJECT / "fixtures" / "submissions" / "correct" / "reference.py"
 

@@ -12,6 +12,8 @@ from grader import dispatch
 from grader.model import CodeUnit, Submission
 from grader.run import RunSettings, run_submissions
 
+pytestmark = [pytest.mark.bwrap]
+
 PRINTS_ITS_PROCESSORS = """
 import os
 

@@ -30,6 +30,8 @@ from grader import dispatch
 from grader.integrations import gradescope_run
 from grader.warm import WarmJobs
 
+pytestmark = [pytest.mark.bwrap]
+
 GRACE = PROJECT / "fixtures" / "sample-class" / "submitted" / "grace" / "bounded_results"
 
 

@@ -23,6 +23,8 @@ from gradescope_roots import (
 from grader.sandbox import containment
 from grader.sandbox.runtime import prepare_runtime
 
+pytestmark = [pytest.mark.bwrap]
+
 REFUSING_BWRAP = "#!/bin/sh\necho 'bwrap: Unknown option --size' >&2\nexit 1\n"
 # Every option bubblewrap 0.6.1 accepts (its bubblewrap.c, parse_args_recurse), with the number
 # of arguments each takes. 0.7.0 added --size, 0.8.0 --disable-userns and

@@ -39,6 +39,8 @@ from grader.integrations.visible_checks import (
 )
 from grader.pipeline import load_safely
 
+pytestmark = [pytest.mark.bwrap]
+
 FIXTURES = PROJECT / "fixtures" / "visible-checks"
 LEAKER = FIXTURES / "leaks-hidden-tests-through-a-check.py"
 FORGER = FIXTURES / "forges-its-visible-checks.py"

@@ -13,6 +13,8 @@ from grader.paths import HIDDEN_CONFIG
 from grader.plugin import describe, direct_arguments
 from grader.run import hidden_tests
 
+pytestmark = [pytest.mark.bwrap]
+
 
 @pytest.fixture(scope="module")
 def catalogue():

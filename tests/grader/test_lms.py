@@ -6,11 +6,14 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from grade_builders import CLASS, missing_grade
 from grader_cli import run_grader
 
 from grader.gradebook import lms
 from grader.gradebook.summary import summarize
+
+pytestmark = [pytest.mark.bwrap]
 
 PROJECT = Path(__file__).resolve().parents[2]
 README = PROJECT / "README.md"

@@ -15,6 +15,8 @@ from grader.runner import status_of_error
 from grader.sandbox.client import SandboxProblem
 from grader.sandbox.session import LoadFailure, OutputLimit
 
+pytestmark = []
+
 # Statuses whose meaning is told by the category's own hint or by NOT_JUDGED_HINT instead.
 TOLD_ELSEWHERE = {TestStatus.PASSED, TestStatus.FAILED, TestStatus.NOT_JUDGED}
 

@@ -17,6 +17,8 @@ from grader.hidden import results
 from grader.paths import HIDDEN_TESTS, LESSONS, SOLUTIONS
 from grader.reports.hints import CATEGORY_TAUGHT_IN, TAUGHT_IN, place, taught_in
 
+pytestmark = [pytest.mark.bwrap]
+
 COURSE = load_course()
 SURROGATE_BLIND = '''def budget_error(text, max_result_bytes):
     """Counts the bytes, but lets text UTF-8 cannot encode through (surrogatepass)."""

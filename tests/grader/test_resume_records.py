@@ -6,6 +6,8 @@ from grader import resume
 from grader.model import CodeUnit, Limits, RunResult, Submission, TestOutcome
 from grader.run import RunSettings
 
+pytestmark = []
+
 UNIT = CodeUnit(label="ada.py", filename="ada.py", source="def invoke_tool(r, t):\n    pass\n")
 SUBMISSION = Submission(student="ada", path="/class/ada.py", kind="python", units=(UNIT,))
 RESULT = RunResult(

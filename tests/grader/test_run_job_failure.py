@@ -5,11 +5,14 @@ machine's reasons: its students are not to blame and are graded again by a new j
 jobs keep dying are the submissions left errors, each saying that the grader failed.
 """
 
+import pytest
 from dying_job import DIES_AT_ONCE, make_jobs_die
 
 from grader import dispatch
 from grader.model import CodeUnit, Submission
 from grader.run import LOST_REASON, RunSettings, hidden_tests, run_submissions
+
+pytestmark = [pytest.mark.bwrap]
 
 REFERENCE_LIKE = (CodeUnit("a", "a.py", "def invoke_tool(request, tools):\n    return {}\n"),)
 

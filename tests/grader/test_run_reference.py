@@ -7,6 +7,8 @@ import pytest
 from grader.model import CodeUnit, Submission
 from grader.run import RunSettings, hidden_tests, run_submissions
 
+pytestmark = [pytest.mark.bwrap]
+
 REFERENCE_PATH = Path(__file__).resolve().parents[2] / "fixtures/submissions/correct/reference.py"
 REFERENCE = REFERENCE_PATH.read_text(encoding="utf-8")
 

@@ -32,6 +32,8 @@ from grader.run import RunSettings, hidden_tests, run_submissions
 from grader.score import score
 from grader.selfcheck import find_fixture
 
+pytestmark = [pytest.mark.bwrap, pytest.mark.slow]
+
 PROJECT = Path(__file__).resolve().parents[2]
 FIXTURES = PROJECT / "fixtures/submissions"
 REFERENCE = (FIXTURES / "correct/reference.py").read_text(encoding="utf-8")

@@ -24,6 +24,8 @@ from grader.sandbox import cgroups
 from grader.sandbox.cgroups import v2
 from grader.sandbox.containment import describe, isolation_here
 
+pytestmark = [pytest.mark.bwrap]
+
 MIB = 1 << 20
 needs_groups = pytest.mark.cgroups
 # Where each limit is written, and what it must read, in each hierarchy.

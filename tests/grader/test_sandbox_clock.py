@@ -21,6 +21,8 @@ from grader.sandbox.client import SandboxProblem
 from grader.sandbox.containment import describe
 from grader.sandbox.handlers import ToolRecord
 
+pytestmark = [pytest.mark.bwrap]
+
 REFERENCE = (
     Path(__file__).resolve().parents[2] / "fixtures/submissions/correct/reference.py"
 ).read_text(encoding="utf-8")

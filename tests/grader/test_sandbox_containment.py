@@ -15,6 +15,8 @@ from grader.sandbox.containment import adopt_orphans
 from grader.sandbox.runtime import prepare_runtime
 from grader.sandbox.session import LoadFailure
 
+pytestmark = [pytest.mark.bwrap]
+
 PROJECT = Path(__file__).resolve().parents[2]
 REFERENCE_SOURCE = (PROJECT / "fixtures/submissions/correct/reference.py").read_text("utf-8")
 SECRETS = (

@@ -20,6 +20,8 @@ from grader.sandbox.client import SandboxProblem
 from grader.sandbox.forkserver import ForkServer
 from grader.sandbox.session import LoadFailure
 
+pytestmark = [pytest.mark.bwrap]
+
 PROJECT = Path(__file__).resolve().parents[2]
 ROOT = os.geteuid() == 0
 

@@ -11,9 +11,12 @@ import textwrap
 from pathlib import Path
 
 import pyseccomp
+import pytest
 
 from grader.sandbox import containment, syscalls
 from grader.sandbox.runtime import prepare_runtime
+
+pytestmark = [pytest.mark.bwrap]
 
 REPO = Path(__file__).resolve().parents[2]
 MIB = 1 << 20

@@ -23,6 +23,8 @@ from grader.sandbox.forkserver import ForkServer
 from grader.sandbox.inside import landlock
 from grader.sandbox.runtime import prepare_runtime
 
+pytestmark = [pytest.mark.bwrap]
+
 PROJECT = Path(__file__).resolve().parents[2]
 SECRETS = (
     PROJECT / "grader/hidden/test_envelope.py",

@@ -14,6 +14,8 @@ from sandboxes import printed_at_load
 from grader.sandbox import containment, runtime
 from grader.sandbox.forkserver import ForkServer
 
+pytestmark = [pytest.mark.bwrap]
+
 
 def started_ahead(opening, seconds=30):
     """Start a server ahead as soon as the runtime is copied, as a job does; return it or None."""

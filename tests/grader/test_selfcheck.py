@@ -25,6 +25,8 @@ from grader.selfcheck import (
     summary_of,
 )
 
+pytestmark = [pytest.mark.bwrap, pytest.mark.slow]
+
 PROJECT = Path(__file__).resolve().parents[2]
 
 

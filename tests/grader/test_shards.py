@@ -13,6 +13,8 @@ import pytest
 from grader.intake.discover import UsageError
 from grader.shards import Shard, gather
 
+pytestmark = [pytest.mark.bwrap]
+
 CLASS = [f"student-{n:03d}" for n in range(10)] + ["Ada", "ada", "zoë"]
 
 

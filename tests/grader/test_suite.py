@@ -16,6 +16,8 @@ from grader.hidden.cases import cases, parametrize
 from grader.hidden_session import collect
 from grader.paths import PROJECT_ROOT
 
+pytestmark = []
+
 
 @pytest.fixture(scope="module")
 def collected(tmp_path_factory):

@@ -8,6 +8,8 @@ from grader.model import CodeUnit, Submission
 from grader.paths import HIDDEN_RECORD, SUBMISSIONS
 from grader.run import RunSettings, run_submissions
 
+pytestmark = [pytest.mark.bwrap]
+
 CHOSEN = [
     "correct/reference.py",
     *(f"{folder}/" for folder in ("buggy/envelope", "buggy/no_retry")),

@@ -16,6 +16,8 @@ from grader.paths import PROJECT_ROOT, SUBMISSIONS
 from grader.run import RunSettings, run_submissions
 from grader.warm import AWAIT, WarmJobs, jobs_asked
 
+pytestmark = [pytest.mark.bwrap]
+
 
 @pytest.mark.parametrize(
     ("argv", "count"),

@@ -21,6 +21,8 @@ from grader.paths import LESSONS, SOLUTIONS
 from grader.run import HiddenTest
 from grader.score import score
 
+pytestmark = [pytest.mark.kernel, pytest.mark.nbgrader, pytest.mark.bwrap, pytest.mark.slow]
+
 
 def grade_cells(folder):
     """Return the category grade cells of the graded notebook in `folder`, by grade_id."""

@@ -16,6 +16,8 @@ from tooling.mutation.classify import (
 from tooling.mutation.generate import generate_mutants
 from tooling.mutation.report import summarize
 
+pytestmark = [pytest.mark.bwrap, pytest.mark.slow]
+
 SAMPLE = '''"""A sample module: only the function body may be mutated."""
 
 import math

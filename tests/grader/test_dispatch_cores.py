@@ -12,7 +12,7 @@ from grader import dispatch
 from grader.model import CodeUnit, Submission
 from grader.run import RunSettings, run_submissions
 
-pytestmark = [pytest.mark.bwrap]
+pytestmark = []
 
 PRINTS_ITS_PROCESSORS = """
 import os
@@ -49,6 +49,7 @@ def test_a_system_that_cannot_say_its_processors_lets_every_job_roam(monkeypatch
     assert dispatch.cores_for_jobs(2) == []
 
 
+@pytest.mark.bwrap
 def test_the_student_code_of_a_job_runs_on_the_processor_chosen_for_that_job():
     given = [
         Submission(

@@ -10,7 +10,7 @@ from gradescope_roots import HONEST_TWIN, PROJECT, REFERENCE, SEARCHER, build_bu
 
 from grader.integrations import gradescope, gradescope_run
 
-pytestmark = [pytest.mark.bwrap]
+pytestmark = []
 
 
 @pytest.fixture(scope="module")

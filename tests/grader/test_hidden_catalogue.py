@@ -13,7 +13,7 @@ from grader.paths import HIDDEN_CONFIG
 from grader.plugin import describe, direct_arguments
 from grader.run import hidden_tests
 
-pytestmark = [pytest.mark.bwrap]
+pytestmark = []
 
 
 @pytest.fixture(scope="module")

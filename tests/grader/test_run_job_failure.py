@@ -12,7 +12,7 @@ from grader import dispatch
 from grader.model import CodeUnit, Submission
 from grader.run import LOST_REASON, RunSettings, hidden_tests, run_submissions
 
-pytestmark = [pytest.mark.bwrap]
+pytestmark = []
 
 REFERENCE_LIKE = (CodeUnit("a", "a.py", "def invoke_tool(request, tools):\n    return {}\n"),)
 
@@ -21,6 +21,7 @@ def submissions(*names):
     return [Submission(name, f"{name}.py", "python", REFERENCE_LIKE) for name in names]
 
 
+@pytest.mark.bwrap
 def test_a_job_that_died_once_is_replaced_and_every_student_is_graded(monkeypatch, tmp_path):
     started = make_jobs_die(monkeypatch, tmp_path, deaths=1)
     notes = []

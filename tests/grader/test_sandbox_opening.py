@@ -14,7 +14,7 @@ from sandboxes import printed_at_load
 from grader.sandbox import containment, runtime
 from grader.sandbox.forkserver import ForkServer
 
-pytestmark = [pytest.mark.bwrap]
+pytestmark = []
 
 
 def started_ahead(opening, seconds=30):
@@ -27,6 +27,7 @@ def started_ahead(opening, seconds=30):
     return opening.ahead
 
 
+@pytest.mark.bwrap
 def test_a_server_started_ahead_is_the_one_used_once_the_probe_chooses_its_isolation():
     with ForkServer.opening("auto") as opening:
         ahead = started_ahead(opening)
@@ -38,6 +39,7 @@ def test_a_server_started_ahead_is_the_one_used_once_the_probe_chooses_its_isola
     assert "LOADED" in output
 
 
+@pytest.mark.bwrap
 def test_a_server_started_ahead_serves_no_worker_when_the_probe_rejects_bubblewrap(monkeypatch):
     # The probe (in the set-up child, which this process forks) takes its time, then says
     # bubblewrap does not work here: the server already started inside it must never serve.
@@ -54,6 +56,7 @@ def test_a_server_started_ahead_serves_no_worker_when_the_probe_rejects_bubblewr
     assert "LOADED" in output
 
 
+@pytest.mark.bwrap
 @pytest.mark.parametrize("forbidden_by", ["opening", "variable"])
 def test_no_server_is_started_ahead_where_bubblewrap_may_not_be_chosen(monkeypatch, forbidden_by):
     if forbidden_by == "variable":
@@ -63,6 +66,7 @@ def test_no_server_is_started_ahead_where_bubblewrap_may_not_be_chosen(monkeypat
         assert opening.ready().isolation.mode == "process"
 
 
+@pytest.mark.bwrap
 def test_a_job_sets_its_fork_server_up_in_a_child_process_while_it_goes_on(monkeypatch, tmp_path):
     said = tmp_path / "prepared-by"
     prepare = runtime.prepare_runtime
@@ -81,6 +85,7 @@ def test_a_job_sets_its_fork_server_up_in_a_child_process_while_it_goes_on(monke
     assert "LOADED" in output
 
 
+@pytest.mark.bwrap
 @pytest.mark.parametrize(
     ("opened_for", "asked", "chosen"),
     [

@@ -16,7 +16,7 @@ from grader.paths import PROJECT_ROOT, SUBMISSIONS
 from grader.run import RunSettings, run_submissions
 from grader.warm import AWAIT, WarmJobs, jobs_asked
 
-pytestmark = [pytest.mark.bwrap]
+pytestmark = []
 
 
 @pytest.mark.parametrize(
@@ -50,6 +50,7 @@ def waiting_jobs_of(pid):
     return found
 
 
+@pytest.mark.bwrap
 def test_a_job_started_ahead_and_never_used_leaves_quietly():
     warm = WarmJobs.start(2)
     jobs = list(warm.waiting)
@@ -59,6 +60,7 @@ def test_a_job_started_ahead_and_never_used_leaves_quietly():
     assert warm.waiting == []
 
 
+@pytest.mark.bwrap
 def test_a_job_started_ahead_sets_its_fork_server_up_before_it_is_told_what_to_grade(
     monkeypatch, tmp_path
 ):
@@ -75,6 +77,7 @@ def test_a_job_started_ahead_sets_its_fork_server_up_before_it_is_told_what_to_g
     assert list(tmp_path.iterdir()) == []  # unused, it took its set-up away with it
 
 
+@pytest.mark.bwrap
 def test_a_job_started_ahead_starts_no_fork_server_until_it_is_told_what_to_grade(
     monkeypatch, tmp_path
 ):
@@ -98,6 +101,7 @@ def test_a_job_started_ahead_starts_no_fork_server_until_it_is_told_what_to_grad
         warm.close()
 
 
+@pytest.mark.bwrap
 def test_a_run_with_more_jobs_than_students_grades_them_and_leaves_no_job_waiting(tmp_path):
     folder = tmp_path / "class"
     folder.mkdir()
@@ -116,6 +120,7 @@ def test_a_run_with_more_jobs_than_students_grades_them_and_leaves_no_job_waitin
     assert left == []
 
 
+@pytest.mark.bwrap
 def test_a_run_hands_its_work_to_the_job_started_ahead_instead_of_starting_one(monkeypatch):
     def no_new_job(*_args, **_kwargs):
         raise AssertionError("a new job was started while one waited")

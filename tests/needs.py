@@ -52,7 +52,7 @@ def _words(args: object) -> list[str]:
     if isinstance(args, str | bytes | os.PathLike):
         args = [args]
     words: list[str] = []
-    for arg in args:  # type: ignore[attr-defined]
+    for arg in args:
         text = os.fsdecode(arg)
         try:
             words += shlex.split(text.replace(";", " ; "))
@@ -95,10 +95,10 @@ class NeedsGuard:
 
     def install(self) -> None:
         """Put the guard in front of starting a process and making a cgroup."""
-        start = subprocess.Popen._execute_child  # type: ignore[attr-defined]
+        start = subprocess.Popen._execute_child
         guard = self
 
-        def guarded_start(popen, args, *rest, **options):  # type: ignore[no-untyped-def]
+        def guarded_start(popen, args, *rest, **options):
             for need in sorted(needs_of_command(args)):
                 guard.check(need, " ".join(_words(args))[:200])
             return start(popen, args, *rest, **options)
@@ -108,9 +108,9 @@ class NeedsGuard:
             from grader.sandbox.cgroups import WorkerGroup
         except ImportError:  # a project without it: nothing to guard there
             return
-        create = WorkerGroup.create.__func__  # type: ignore[attr-defined]
+        create = WorkerGroup.create.__func__
 
-        def guarded_create(cls, name, *rest, **options):  # type: ignore[no-untyped-def]
+        def guarded_create(cls, name, *rest, **options):
             guard.check("bwrap", f"a worker's cgroup {name!r}")
             return create(cls, name, *rest, **options)
 
@@ -132,13 +132,13 @@ class NeedsGuard:
         raise UndeclaredNeedError(message)
 
     @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_protocol(self, item):  # type: ignore[no-untyped-def]
+    def pytest_runtest_protocol(self, item):
         self.item = item
         yield
         self.item = None
 
     @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_makereport(self, item, call):  # type: ignore[no-untyped-def]
+    def pytest_runtest_makereport(self, item, call):
         """Fail a test whose undeclared start the code under test caught and went on."""
         outcome = yield
         report = outcome.get_result()
@@ -148,7 +148,7 @@ class NeedsGuard:
             report.longrepr = "\n".join(messages)
 
     @pytest.hookimpl(tryfirst=True)
-    def pytest_collection_modifyitems(self, items):  # type: ignore[no-untyped-def]
+    def pytest_collection_modifyitems(self, items):
         """Refuse a test module that does not say what it needs, and an unknown need."""
         modules = {item.module for item in items if getattr(item, "module", None) is not None}
         silent = sorted(

@@ -14,6 +14,8 @@ from course.carry.assemble import notebook_exercise_cells
 from course.manifest import load_course
 from grader.model import CATEGORIES
 
+pytestmark = []
+
 COURSE = load_course()
 
 
@@ -70,6 +72,7 @@ BURN_IN_A_NAMESPACE = [
 ]
 
 
+@pytest.mark.bwrap
 def test_processor_time_counts_work_done_inside_a_process_namespace(tmp_path):
     # Workers are reaped inside bubblewrap's namespace, where wait() in the benchmark never sees
     # their time; the cgroup's count does.
@@ -101,6 +104,7 @@ def test_an_unknown_baseline_revision_is_one_clear_error():
 HOLDS_MEMORY = "import time\nheld = bytearray(64 << 20)\ntime.sleep(0.3)"
 
 
+@pytest.mark.bwrap
 def test_a_run_timed_alone_is_not_sampled_and_a_sampled_run_sees_its_memory(tmp_path):
     # One submission's latency is timed without the sampler, whose walks of the process tree
     # would run on the same processors as the grader.

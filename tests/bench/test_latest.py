@@ -4,6 +4,8 @@ from datetime import UTC, datetime
 
 from bench.latest import LATEST, write_latest
 
+pytestmark = []
+
 RUN = [
     "One submission end to end (median): this 0.31 s, baseline 0.38 s",
     "",

@@ -18,6 +18,8 @@ from selenium.webdriver.common.by import By
 from grader.model import CATEGORIES
 from grader.paths import SAMPLE_CLASS, SUBMISSIONS
 
+pytestmark = [pytest.mark.browser, pytest.mark.bwrap, pytest.mark.slow]
+
 SAMPLE = SAMPLE_CLASS / "submitted"
 ENDLESS = SUBMISSIONS / "adversarial" / "timeout" / "infinite-loop-at-import.py"
 GRADED = ("ada", "alan", "grace", "linus", "endless")

@@ -37,6 +37,8 @@ from course.contract import CATEGORIES
 from course.manifest import load_course
 from grader.paths import LESSONS, PROJECT_ROOT, SOLUTIONS
 
+pytestmark = [pytest.mark.browser, pytest.mark.bwrap, pytest.mark.slow]
+
 COURSE = load_course()
 TIMINGS = PROJECT_ROOT / "test-artifacts" / "lite-timings.json"
 JOURNEY = PROJECT_ROOT / "test-artifacts" / "lite-journey.json"  # what the pages showed

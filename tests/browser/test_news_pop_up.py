@@ -10,10 +10,13 @@ handout's file and once with it empty: only the second asks.
 import shutil
 import time
 
+import pytest
 from lab_pages import PAGE_SECONDS, kernel_is_ready, wait_for
 from selenium.webdriver.common.by import By
 
 from grader.paths import PROJECT_ROOT
+
+pytestmark = [pytest.mark.kernel, pytest.mark.browser, pytest.mark.slow]
 
 OVERRIDES = PROJECT_ROOT / "tooling" / "student" / "overrides.json"
 NEWS = "official Jupyter news"

@@ -6,8 +6,11 @@ check's verdict on the student's fresh_value is shown. The choice is spelled out
 buttons, and every label fits its box. Screenshots are saved under test-artifacts/screenshots/.
 """
 
+import pytest
 from lab_pages import cut_off_labels, open_and_run_all, scroll_to, shoot, text_of, wait_for
 from selenium.webdriver.common.by import By
+
+pytestmark = [pytest.mark.kernel, pytest.mark.browser, pytest.mark.slow]
 
 NOTEBOOK = "05-ownership.ipynb"
 EXPLORER = ".ownership-explorer"

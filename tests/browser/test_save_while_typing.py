@@ -9,12 +9,15 @@ saved from outside the text box, the setup ticks step 4.
 
 import time
 
+import pytest
 from lab_pages import open_and_run_all, run_all, scroll_to, shoot, text_of, wait_for
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from course.carry.setup_cell import load_earlier_steps
+
+pytestmark = [pytest.mark.kernel, pytest.mark.browser, pytest.mark.slow]
 
 NOTEBOOK = "04-byte-budget.ipynb"
 EXPLORER = ".budget-explorer"

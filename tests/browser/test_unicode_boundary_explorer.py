@@ -7,9 +7,12 @@ test-artifacts/screenshots/.
 
 import re
 
+import pytest
 from lab_pages import cut_off_labels, open_and_run_all, shoot, text_of, wait_for
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+
+pytestmark = [pytest.mark.kernel, pytest.mark.browser, pytest.mark.slow]
 
 NOTEBOOK = "04-byte-budget.ipynb"
 EXPLORER = ".budget-explorer"

@@ -8,6 +8,8 @@ from course import contract
 from course.manifest import load_course
 from grader.paths import PROJECT_ROOT
 
+pytestmark = []
+
 CONTRACT = (PROJECT_ROOT / "docs" / "CONTRACT.md").read_text(encoding="utf-8")
 
 

@@ -5,6 +5,8 @@ from pathlib import Path
 
 from course.tools import RECORDS_DIR
 
+pytestmark = []
+
 REPO = Path(__file__).resolve().parents[2]
 
 

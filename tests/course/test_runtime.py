@@ -13,6 +13,8 @@ import pytest
 from grader.paths import PROJECT_ROOT
 from grader.sandbox.runtime import COURSE_RUNTIME
 
+pytestmark = []
+
 
 def imported_modules(path):
     """Return the modules a file imports, at any depth (a function's own imports included)."""

@@ -7,6 +7,8 @@ import pytest
 from course.supplied import InvalidInputError, NotFoundError, PermissionDeniedError
 from course.tools import PRIVATE_MARKER, RECORDS_DIR, CallCounter, FixtureTools, fixture_tools
 
+pytestmark = []
+
 
 def test_records_hold_japanese_accented_latin_and_emoji_text():
     text = "".join(path.read_text(encoding="utf-8") for path in RECORDS_DIR.glob("*.json"))

@@ -18,6 +18,8 @@ from course.manifest import load_course
 from grader.intake.archives import MAX_BYTES, unpacked
 from grader.paths import SOLUTIONS
 
+pytestmark = []
+
 COURSE = load_course()
 ESCAPE = "escaped-by-zip.ipynb"
 
@@ -85,12 +87,14 @@ def graded(tmp_path_factory):
     return run_grader("grade", *paths, "--out", out), read_grades(out), folder
 
 
+@pytest.mark.bwrap
 def test_grade_scores_the_hand_in_zip_as_the_notebooks_in_it(graded):
     completed, grades, _folder = graded
     assert completed.returncode == 0, completed.stderr
     assert grades["ada"]["score"] == "70.00"
 
 
+@pytest.mark.bwrap
 def test_the_adversarial_twin_scores_what_the_honest_zip_scores_and_nothing_escaped(graded):
     completed, grades, folder = graded
     twin = {key: value for key, value in grades["eve"].items() if key != "student"}
@@ -100,6 +104,7 @@ def test_the_adversarial_twin_scores_what_the_honest_zip_scores_and_nothing_esca
     assert not list(folder.parent.rglob(ESCAPE))
 
 
+@pytest.mark.bwrap
 def test_a_broken_zip_is_that_students_result_not_a_stop_of_the_batch(graded):
     completed, grades, _folder = graded
     assert grades["broken"]["score"] == "0.00"

@@ -33,6 +33,8 @@ from grader.pipeline import find_submissions, load_safely
 from grader.reports import class_report, files, spreadsheet
 from grader.sandbox.cleanup import remove_tree, temporary_folder
 
+pytestmark = []
+
 REFERENCE = SUBMISSIONS / "correct" / "reference.py"
 
 NOBODY = 65534  # a user whom permissions bind, unlike root
@@ -259,6 +261,7 @@ REFUSED = {
 }
 
 
+@pytest.mark.bwrap
 def test_refused_ids_are_rows_with_status_error_and_the_class_files_stay_whole(colliding_class):
     root, out, completed = colliding_class
     assert completed.returncode == 0, completed.stderr
@@ -292,6 +295,7 @@ def test_refused_ids_are_rows_with_status_error_and_the_class_files_stay_whole(c
     assert sorted(p.name for p in out.parent.iterdir()) == ["out"]
 
 
+@pytest.mark.bwrap
 def test_no_cell_of_any_csv_file_is_a_formula_and_the_page_shows_markup_as_text(
     colliding_class,
 ):
@@ -305,6 +309,7 @@ def test_no_cell_of_any_csv_file_is_a_formula_and_the_page_shows_markup_as_text(
     assert MARKUP not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
 
 
+@pytest.mark.bwrap
 def test_each_refused_submission_is_one_line_of_the_summary(colliding_class):
     _, _, completed = colliding_class
     lines = [line for line in completed.stdout.splitlines() if "Not graded:" in line]
@@ -375,6 +380,7 @@ def _capture(call):
     return value, printed.getvalue()
 
 
+@pytest.mark.bwrap
 def test_one_failing_step_per_student_leaves_the_others_graded_and_both_files(failing_steps):
     out, (code, _stdout) = failing_steps
     assert code == 0
@@ -391,6 +397,7 @@ def test_one_failing_step_per_student_leaves_the_others_graded_and_both_files(fa
     assert not (out / run.LOG_FOLDER).exists()  # no job died
 
 
+@pytest.mark.bwrap
 def test_a_failed_student_gets_a_plain_reason_and_the_instructor_one_line(failing_steps):
     out, (_code, stdout) = failing_steps
     for student, words in [
@@ -439,6 +446,7 @@ def test_a_student_folder_nobody_may_read_is_that_students_result(shared_tmp):
 # ---- 4. a job that dies leaves its log --------------------------------------------------------
 
 
+@pytest.mark.bwrap
 def test_a_killed_job_leaves_its_log_and_a_new_job_grades_what_it_left(monkeypatch, tmp_path):
     slow = REFERENCE.read_text(encoding="utf-8") + SLOW_WRAPPER.replace("0.01", "0.2")
     folder = write_class(tmp_path / "class", ["a-quick"])
@@ -482,6 +490,7 @@ def test_a_killed_job_leaves_its_log_and_a_new_job_grades_what_it_left(monkeypat
     assert (out / "report.html").is_file()
 
 
+@pytest.mark.bwrap
 def test_a_job_that_fails_keeps_what_it_printed_in_its_log(monkeypatch, tmp_path):
     make_jobs_die(monkeypatch, tmp_path, last_words="the last words of the job")
     folder = write_class(tmp_path / "class", ["a", "b"])

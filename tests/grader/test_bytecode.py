@@ -9,6 +9,8 @@ from grader.install.bytecode import NO_BYTECODE_VARIABLE, write_bytecode
 from grader.paths import HIDDEN_TESTS, PROJECT_ROOT
 from grader.sandbox.runtime import prepare_runtime
 
+pytestmark = []
+
 
 def test_the_grader_and_its_hidden_tests_are_compiled_where_bytecode_is_not_written(monkeypatch):
     monkeypatch.setenv(NO_BYTECODE_VARIABLE, "1")

@@ -19,6 +19,8 @@ from grader.intake.load import load
 from grader.reports.feedback import feedback_blocks, render_markdown
 from grader.score import score
 
+pytestmark = [pytest.mark.bwrap]
+
 COURSE = load_course()
 SOLUTIONS = Path(__file__).resolve().parents[2] / "solutions" / COURSE.assignment
 STEP_2 = COURSE.steps[1]

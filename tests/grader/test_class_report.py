@@ -22,6 +22,8 @@ from grader.model import CATEGORIES, MISSING, RUN_STATUSES, TestOutcome
 from grader.reports import class_report
 from grader.reports.class_figures import STUDENT_NAMES_SHOWN
 
+pytestmark = []
+
 
 class PageReader(HTMLParser):
     """Collect the bars of each chart (by its CSS class), every tag seen and the table rows."""

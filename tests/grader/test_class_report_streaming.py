@@ -16,6 +16,8 @@ from grader.gradebook.summary import NO_VERDICT, StudentSummary
 from grader.model import CATEGORIES, HiddenTest, RunStatus, TestStatus
 from grader.reports import class_report
 
+pytestmark = []
+
 VERDICT = {status: index for index, status in enumerate(TestStatus)}
 # As many hidden test cases as the real catalogue has, four cases to a test.
 LARGE_CATALOGUE = tuple(

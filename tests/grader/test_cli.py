@@ -10,6 +10,8 @@ from grader_cli import read_grades, run_grader
 
 from grader.sandbox.containment import containment_available
 
+pytestmark = []
+
 PROJECT = Path(__file__).resolve().parents[2]
 REFERENCE = PROJECT / "fixtures" / "submissions" / "correct" / "reference.py"
 
@@ -39,6 +41,7 @@ def assert_one_line_usage_error(completed):
     assert lines[0].startswith("grader: error: ")
 
 
+@pytest.mark.bwrap
 def test_a_missing_path_is_a_one_line_usage_error(tmp_path):
     completed = run_grader("grade", tmp_path / "nowhere", "--out", tmp_path / "out")
     assert_one_line_usage_error(completed)
@@ -46,15 +49,18 @@ def test_a_missing_path_is_a_one_line_usage_error(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.bwrap
 def test_grade_without_submissions_is_a_one_line_usage_error(tmp_path):
     assert_one_line_usage_error(run_grader("grade", "--out", tmp_path / "out"))
 
 
+@pytest.mark.bwrap
 def test_a_folder_with_nothing_to_grade_is_a_one_line_usage_error(tmp_path):
     (tmp_path / "readme.txt").write_text("hello", encoding="utf-8")
     assert_one_line_usage_error(run_grader("grade", tmp_path, "--out", tmp_path / "out"))
 
 
+@pytest.mark.bwrap
 def test_duplicate_student_ids_are_a_one_line_usage_error(tmp_path):
     for folder in ("a", "b"):
         (tmp_path / folder).mkdir()
@@ -64,11 +70,13 @@ def test_duplicate_student_ids_are_a_one_line_usage_error(tmp_path):
     assert "'ada'" in completed.stderr
 
 
+@pytest.mark.bwrap
 def test_grading_exits_zero_whatever_the_students_scored(graded_twice):
     runs, _ = graded_twice
     assert [run.returncode for run in runs] == [0, 0], runs[0].stderr
 
 
+@pytest.mark.bwrap
 def test_every_student_gets_a_row_and_reports(graded_twice):
     _, (out, _) = graded_twice
     grades = read_grades(out)
@@ -79,6 +87,7 @@ def test_every_student_gets_a_row_and_reports(graded_twice):
             assert (out / student / name).is_file()
 
 
+@pytest.mark.bwrap
 def test_an_unreadable_submission_is_that_students_result_not_a_crash(graded_twice):
     _, (out, _) = graded_twice
     grades = read_grades(out)
@@ -90,6 +99,7 @@ def test_an_unreadable_submission_is_that_students_result_not_a_crash(graded_twi
     assert {test["status"] for test in results["tests"]} == {"failed"}
 
 
+@pytest.mark.bwrap
 def test_the_summary_table_lists_every_student(graded_twice):
     runs, _ = graded_twice
     table = runs[0].stdout
@@ -98,6 +108,7 @@ def test_the_summary_table_lists_every_student(graded_twice):
         assert f"\n{student} " in table
 
 
+@pytest.mark.bwrap
 def test_grading_the_same_submissions_twice_gives_byte_identical_files(graded_twice):
     _, (first, second) = graded_twice
     names = ["grades.csv"] + [f"{s}/results.json" for s in ("ada", "bin", "broken", "typo")]
@@ -115,6 +126,7 @@ def test_no_arguments_grades_the_sample_class_into_grades(tmp_path):
     assert "5/5" in completed.stderr
 
 
+@pytest.mark.bwrap
 def test_the_summary_says_which_isolation_was_in_force(graded_twice):
     runs, _ = graded_twice
     expected = "Isolation: bubblewrap" if containment_available() else "Isolation: a separate"

@@ -12,6 +12,8 @@ from grader.batch import dispatch
 from grader.batch.run import RunSettings, run_submissions
 from grader.model import CodeUnit, Submission
 
+pytestmark = []
+
 PRINTS_ITS_PROCESSORS = """
 import os
 
@@ -47,6 +49,7 @@ def test_a_system_that_cannot_say_its_processors_lets_every_job_roam(monkeypatch
     assert dispatch.cores_for_jobs(2) == []
 
 
+@pytest.mark.bwrap
 def test_the_student_code_of_a_job_runs_on_the_processor_chosen_for_that_job():
     given = [
         Submission(

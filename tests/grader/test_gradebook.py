@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from grader_cli import run_grader
 
+pytestmark = [pytest.mark.bwrap]
+
 PROJECT = Path(__file__).resolve().parents[2]
 SAMPLE = PROJECT / "fixtures" / "sample-class" / "submitted"
 DUE = "2026-03-01 23:59 UTC"

@@ -30,6 +30,8 @@ from grader.batch import dispatch
 from grader.batch.warm import WarmJobs
 from grader.integrations import gradescope_run
 
+pytestmark = []
+
 GRACE = PROJECT / "fixtures" / "sample-class" / "submitted" / "grace" / "bounded_results"
 
 
@@ -73,6 +75,7 @@ def test_the_bundles_own_grader_is_what_the_isolated_worker_imports(bundle, tmp_
     assert Path(found).is_relative_to(root / "source")
 
 
+@pytest.mark.bwrap
 def test_a_lessons_folder_is_graded_as_the_standalone_grader_grades_it(
     bundle, hidden_test_count, tmp_path
 ):
@@ -87,6 +90,7 @@ def test_a_lessons_folder_is_graded_as_the_standalone_grader_grades_it(
     assert 0 < document["score"] < 70
 
 
+@pytest.mark.bwrap
 def test_a_lessons_folder_gets_one_visible_upload_check_per_lesson_step(bundle, tmp_path):
     root = autograder_root(bundle, tmp_path)
     lessons = root / "submission" / "bounded_results"
@@ -101,6 +105,7 @@ def test_a_lessons_folder_gets_one_visible_upload_check_per_lesson_step(bundle, 
     assert checks[-1]["name"] == "Grading ran to the end" and checks[-1]["status"] == "passed"
 
 
+@pytest.mark.bwrap
 def test_the_reference_python_file_scores_full_marks(bundle, hidden_test_count, tmp_path):
     root = autograder_root(bundle, tmp_path)
     shutil.copy(REFERENCE, root / "submission" / "reference.py")
@@ -111,6 +116,7 @@ def test_the_reference_python_file_scores_full_marks(bundle, hidden_test_count, 
     assert document["extra_data"]["isolation"].startswith("bubblewrap")
 
 
+@pytest.mark.bwrap
 def test_an_empty_submission_gets_zero_and_a_sentence_saying_what_to_upload(
     bundle, hidden_test_count, tmp_path
 ):
@@ -124,6 +130,7 @@ def test_an_empty_submission_gets_zero_and_a_sentence_saying_what_to_upload(
     assert ran["status"] == "failed"
 
 
+@pytest.mark.bwrap
 def test_hidden_tests_wait_for_the_due_date_and_the_summary_keeps_the_score_back(
     after_due_date_bundle, hidden_test_count, tmp_path
 ):
@@ -136,6 +143,7 @@ def test_hidden_tests_wait_for_the_due_date_and_the_summary_keeps_the_score_back
     assert "after the due date" in document["output"]
 
 
+@pytest.mark.bwrap
 def test_run_autograder_prints_the_isolation_in_force_for_the_instructor(bundle, tmp_path):
     root = autograder_root(bundle, tmp_path)
     shutil.copy(REFERENCE, root / "submission" / "reference.py")
@@ -158,6 +166,7 @@ def test_run_autograder_enters_where_its_job_starts_ahead(bundle, tmp_path):
     assert "-m grader.integrations.gradescope_entry " in script
 
 
+@pytest.mark.bwrap
 def test_the_autograder_grades_with_the_job_started_ahead_instead_of_starting_one(
     bundle, tmp_path, monkeypatch
 ):
@@ -176,6 +185,7 @@ def test_the_autograder_grades_with_the_job_started_ahead_instead_of_starting_on
     assert document["score"] == 70
 
 
+@pytest.mark.bwrap
 def test_run_autograder_makes_the_source_folder_root_s_alone(bundle, tmp_path):
     root = autograder_root(bundle, tmp_path)
     (root / "source").chmod(0o755)
@@ -186,6 +196,7 @@ def test_run_autograder_makes_the_source_folder_root_s_alone(bundle, tmp_path):
         assert stat.S_IMODE(path.stat().st_mode) & 0o077 == 0, path
 
 
+@pytest.mark.bwrap
 def test_the_bundle_self_check_passes_with_the_reference_at_full_marks(bundle, tmp_path):
     root = autograder_root(bundle, tmp_path)
     completed = run_selfcheck(root)
@@ -224,6 +235,7 @@ def test_grading_imports_nothing_beyond_the_bundle_and_its_requirements(bundle, 
         assert {d.lower() for d in distributions} & allowed, module
 
 
+@pytest.mark.bwrap
 def test_an_upload_linking_to_the_autograders_own_reference_earns_nothing(bundle, tmp_path):
     root = autograder_root(bundle, tmp_path)
     reference = root / "source" / gradescope_run.SELFCHECK_FOLDER / "reference.py"

@@ -10,6 +10,8 @@ from gradescope_roots import HONEST_TWIN, PROJECT, REFERENCE, SEARCHER, build_bu
 
 from grader.integrations import gradescope, gradescope_run
 
+pytestmark = []
+
 
 @pytest.fixture(scope="module")
 def bundle(tmp_path_factory):

@@ -49,7 +49,11 @@ exec chroot "$ROOT" /usr/bin/env -i "$@"
 MACHINE_CA = "/etc/machine-ca.crt"
 SYSTEM_CA = "/etc/ssl/certs/ca-certificates.crt"
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="chroot needs root (CI runs as root)")
+pytestmark = [
+    pytest.mark.bwrap,
+    pytest.mark.slow,
+    pytest.mark.skipif(os.geteuid() != 0, reason="chroot needs root (CI runs as root)"),
+]
 
 
 def debootstrap_key():

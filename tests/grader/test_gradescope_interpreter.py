@@ -14,6 +14,8 @@ from gradescope_roots import PROJECT, REFERENCE
 
 from grader.hidden.results import LONG_INTS_REFUSED, OUTSIDE
 
+pytestmark = []
+
 WITHOUT_LIMIT = "import sys; del sys.get_int_max_str_digits; sys.set_int_max_str_digits(0)\n"
 ANSWERS = """
 import json

@@ -23,6 +23,8 @@ from gradescope_roots import (
 from grader.sandbox import containment
 from grader.sandbox.runtime import prepare_runtime
 
+pytestmark = []
+
 REFUSING_BWRAP = "#!/bin/sh\necho 'bwrap: Unknown option --size' >&2\nexit 1\n"
 # Every option bubblewrap 0.6.1 accepts (its bubblewrap.c, parse_args_recurse), with the number
 # of arguments each takes. 0.7.0 added --size, 0.8.0 --disable-userns and
@@ -119,6 +121,7 @@ def choose(wanted):
         return containment.choose_isolation(prepare_runtime(folder), wanted)
 
 
+@pytest.mark.bwrap
 def test_required_bubblewrap_that_cannot_run_is_an_error_not_a_fallback(refusing_bwrap):
     assert choose("auto").mode == "process"  # what happened on Ubuntu 22.04, silently
     with pytest.raises(RuntimeError, match="bubblewrap is required but it cannot run here"):
@@ -131,10 +134,12 @@ def test_required_bubblewrap_and_a_forced_fallback_contradict_each_other(monkeyp
         choose("bubblewrap")
 
 
+@pytest.mark.bwrap
 def test_required_bubblewrap_is_used_where_it_runs():
     assert choose("bubblewrap").mode == "bubblewrap"
 
 
+@pytest.mark.bwrap
 def test_grade_requiring_bubblewrap_fails_in_one_line_and_grades_nobody(refusing_bwrap, tmp_path):
     out = tmp_path / "out"
     command = ["grade", str(REFERENCE), "--out", str(out), "--isolation", "bubblewrap"]
@@ -150,6 +155,7 @@ def bundle(tmp_path_factory):
     return build_bundle(tmp_path_factory.mktemp("bundle"))
 
 
+@pytest.mark.bwrap
 def test_run_autograder_without_bubblewrap_fails_loudly_and_writes_no_grade(
     bundle, refusing_bwrap, tmp_path
 ):
@@ -162,6 +168,7 @@ def test_run_autograder_without_bubblewrap_fails_loudly_and_writes_no_grade(
     assert not (root / "results" / "results.json").exists()
 
 
+@pytest.mark.bwrap
 def test_setup_s_self_check_fails_the_image_without_bubblewrap(bundle, refusing_bwrap, tmp_path):
     root = autograder_root(bundle, tmp_path)
     environment = {"PATH": refusing_bwrap, "LANG": "C.UTF-8"}
@@ -170,6 +177,7 @@ def test_setup_s_self_check_fails_the_image_without_bubblewrap(bundle, refusing_
     assert "bubblewrap is required" in completed.stderr
 
 
+@pytest.mark.bwrap
 def test_a_bundle_built_for_process_isolation_grades_and_says_so(refusing_bwrap, tmp_path):
     bundle = build_bundle(tmp_path, "--isolation", "process")
     root = autograder_root(bundle, tmp_path / "root")
@@ -215,6 +223,7 @@ def test_the_option_check_catches_what_ubuntu_22_04_refused():
     assert options_unknown_to_bubblewrap_0_6(["bwrap", "--disable-userns"]) == ["--disable-userns"]
 
 
+@pytest.mark.bwrap
 def test_the_0_6_option_table_is_no_larger_than_this_machine_s_bubblewrap():
     """Each option of the table is one the installed (newer) bubblewrap documents too."""
     usage = subprocess.run(["bwrap", "--help"], capture_output=True, text=True, check=False)

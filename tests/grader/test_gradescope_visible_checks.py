@@ -39,6 +39,8 @@ from grader.integrations.visible_checks import (
 )
 from grader.pipeline import load_safely
 
+pytestmark = []
+
 FIXTURES = PROJECT / "fixtures" / "visible-checks"
 LEAKER = FIXTURES / "leaks-hidden-tests-through-a-check.py"
 FORGER = FIXTURES / "forges-its-visible-checks.py"
@@ -65,6 +67,7 @@ def graded_folder(bundle, folder, lessons):
     return graded(root)
 
 
+@pytest.mark.bwrap
 def test_each_exercise_function_gets_a_visible_0_point_check_shown_at_once(bundle, tmp_path):
     document = graded_file(bundle, tmp_path, REFERENCE)
     checks = visible_checks_of(document)
@@ -76,6 +79,7 @@ def test_each_exercise_function_gets_a_visible_0_point_check_shown_at_once(bundl
     assert {test["visibility"] for test in hidden_tests_of(document)} == {"hidden"}
 
 
+@pytest.mark.bwrap
 def test_an_untouched_lesson_reads_unfinished_and_a_finished_one_passes(bundle, tmp_path):
     untouched = visible_checks_of(graded_folder(bundle, tmp_path / "a", UNTOUCHED_LESSONS))
     finished = visible_checks_of(graded_folder(bundle, tmp_path / "b", FINISHED_LESSONS))
@@ -85,6 +89,7 @@ def test_an_untouched_lesson_reads_unfinished_and_a_finished_one_passes(bundle, 
     assert {check["status"] for check in finished} == {"passed"}
 
 
+@pytest.mark.bwrap
 def test_a_buggy_function_fails_its_visible_check_with_the_notebooks_words(bundle, tmp_path):
     document = graded_file(bundle, tmp_path, FIXTURES / "twins" / FORGER.name)
     failed = {
@@ -97,6 +102,7 @@ def test_a_buggy_function_fails_its_visible_check_with_the_notebooks_words(bundl
     assert "count the bytes" in failed[f"{TITLE}: Step 4 (04-byte-budget.ipynb), budget_error"]
 
 
+@pytest.mark.bwrap
 def test_the_hidden_tests_cannot_be_shown_through_a_visible_check(bundle, tmp_path):
     leaker = graded_file(bundle, tmp_path / "leaker", LEAKER)
     twin = graded_file(bundle, tmp_path / "twin", FIXTURES / "twins" / LEAKER.name)
@@ -120,6 +126,7 @@ def test_the_leaking_submission_does_read_the_hidden_tests_where_nothing_shuts_i
     assert any(opening in envelope_check["text"] for opening in openings)
 
 
+@pytest.mark.bwrap
 def test_forged_visible_checks_earn_nothing(bundle, tmp_path):
     forger = graded_file(bundle, tmp_path / "forger", FORGER)
     twin = graded_file(bundle, tmp_path / "twin", FIXTURES / "twins" / FORGER.name)
@@ -127,6 +134,7 @@ def test_forged_visible_checks_earn_nothing(bundle, tmp_path):
     assert hidden_tests_of(forger) == hidden_tests_of(twin)
 
 
+@pytest.mark.bwrap
 def test_checks_that_never_end_give_one_failed_check_saying_so():
     course = load_course()
     submission = load_safely(Found("loops", INFINITE_LOOP, "python"), course)
@@ -161,6 +169,7 @@ def test_nothing_to_run_means_no_visible_check(tmp_path):
     assert run_visible_checks(empty, course) == []
 
 
+@pytest.mark.bwrap
 def test_the_checks_run_while_the_caller_goes_on_and_give_what_run_alone_gives():
     course = load_course()
     submission = load_safely(Found("reference", REFERENCE, "python"), course)
@@ -175,6 +184,7 @@ def test_the_checks_run_while_the_caller_goes_on_and_give_what_run_alone_gives()
     assert beside and all(check.passed for check in beside)
 
 
+@pytest.mark.bwrap
 def test_a_caller_that_fails_meanwhile_leaves_no_process_of_the_checks_behind():
     course = load_course()
     submission = load_safely(Found("reference", REFERENCE, "python"), course)

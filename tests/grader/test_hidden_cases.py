@@ -4,6 +4,8 @@ import pytest
 
 from grader.hidden.cases import Case, cases, declared_cases, parametrize
 
+pytestmark = []
+
 
 def test_cases_keep_their_order_ids_words_and_values():
     table = {"zero": ("for the id 0", 0), "empty": ('for the id ""', "")}

@@ -12,6 +12,8 @@ from grader_cli import read_grades, run_grader
 from grader.sandbox.cleanup import remove_tree
 from grader.selfcheck.trees import CLASSMATE, build_trees
 
+pytestmark = [pytest.mark.bwrap]
+
 REASONS = {
     "trees-links-to-solutions": "is a link to another file",
     "trees-links-to-classmate": "is a link to another file",

@@ -9,6 +9,8 @@ import pytest
 
 from grader.intake.files import NOTEBOOK_BYTES, SUBMISSION_BYTES, Folder, Refused
 
+pytestmark = []
+
 SECRET = b"the course's solution"
 
 

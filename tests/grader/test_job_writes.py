@@ -6,6 +6,8 @@ import multiprocessing
 
 from grader.jobfiles import write_json
 
+pytestmark = []
+
 WRITES = 3000
 
 

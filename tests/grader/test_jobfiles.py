@@ -5,6 +5,8 @@ from dataclasses import fields
 from grader.jobfiles import copy_job_input, limits_data, read_job_input, write_job_input
 from grader.model import Limits
 
+pytestmark = []
+
 SETTINGS = {"limits": limits_data(Limits()), "isolation": "auto"}
 
 

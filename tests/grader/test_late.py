@@ -16,6 +16,8 @@ from grader.gradebook.late import (
 )
 from grader.intake.discover import UsageError
 
+pytestmark = []
+
 DUE = datetime(2026, 3, 1, 23, 59, tzinfo=UTC)
 
 

@@ -13,6 +13,8 @@ import pytest
 
 from grader.paths import PROJECT_ROOT
 
+pytestmark = []
+
 GRADER = PROJECT_ROOT / "grader"
 
 

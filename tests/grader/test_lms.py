@@ -6,11 +6,14 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from grade_builders import CLASS, missing_grade
 from grader_cli import run_grader
 
 from grader.gradebook import lms
 from grader.gradebook.summary import summarize
+
+pytestmark = []
 
 PROJECT = Path(__file__).resolve().parents[2]
 GRADING_DOC = PROJECT / "docs" / "grading.md"
@@ -92,6 +95,7 @@ def test_the_grading_doc_documents_both_mappings():
     assert "SIS Login ID" in text and "Username" in text and "Feedback" in text
 
 
+@pytest.mark.bwrap
 def test_grade_with_lms_moodle_writes_the_export_beside_grades_csv(tmp_path):
     shutil.copy(REFERENCE, tmp_path / "ada.py")
     (tmp_path / "bin.py").write_bytes(b"\x00binary")
@@ -107,6 +111,7 @@ def test_grade_with_lms_moodle_writes_the_export_beside_grades_csv(tmp_path):
     assert not (out / "grades-canvas.csv").exists()
 
 
+@pytest.mark.bwrap
 def test_an_unknown_lms_is_a_one_line_usage_error(tmp_path):
     completed = run_grader("grade", REFERENCE, "--out", tmp_path / "out", "--lms", "blackboard")
     assert completed.returncode == 2

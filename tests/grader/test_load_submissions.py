@@ -8,6 +8,8 @@ from course.manifest import load_course
 from grader.intake.discover import Found
 from grader.intake.load import load
 
+pytestmark = []
+
 COURSE = load_course()
 
 

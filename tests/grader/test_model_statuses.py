@@ -14,6 +14,8 @@ from grader.model import (
 from grader.reports import class_report, feedback, hints
 from grader.sandbox.problems import LoadFailure, OutputLimit, SandboxProblem
 
+pytestmark = []
+
 # Statuses whose meaning is told by the category's own hint or by NOT_JUDGED_HINT instead.
 TOLD_ELSEWHERE = {TestStatus.PASSED, TestStatus.FAILED, TestStatus.NOT_JUDGED}
 

@@ -7,6 +7,8 @@ from grade_builders import grade_for as shared_grade_for
 from grader.model import NOT_JUDGED, HiddenTest
 from grader.reports import feedback
 
+pytestmark = []
+
 HIDDEN = [
     HiddenTest("envelope-id", "envelope", "the envelope keeps the request's id"),
     HiddenTest(

@@ -17,6 +17,8 @@ from grader.hidden import results
 from grader.paths import HIDDEN_TESTS, LESSONS, SOLUTIONS
 from grader.reports.hints import CATEGORY_TAUGHT_IN, TAUGHT_IN, place, taught_in
 
+pytestmark = []
+
 COURSE = load_course()
 SURROGATE_BLIND = '''def budget_error(text, max_result_bytes):
     """Counts the bytes, but lets text UTF-8 cannot encode through (surrogatepass)."""
@@ -71,6 +73,7 @@ def test_a_lone_surrogate_is_sent_to_step_4_not_to_step_3():
     )
 
 
+@pytest.mark.bwrap
 def test_a_student_whose_budget_error_lets_surrogates_through_is_sent_to_step_4(tmp_path):
     # As a student would: the finished lesson, step 4 saved with the surrogate-blind version.
     folder = tmp_path / "ada"

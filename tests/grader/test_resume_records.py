@@ -9,6 +9,8 @@ from grader.batch import resume
 from grader.batch.run import RunSettings
 from grader.model import CodeUnit, Limits, RunResult, Submission, TestOutcome
 
+pytestmark = []
+
 UNIT = CodeUnit(label="ada.py", filename="ada.py", source="def invoke_tool(r, t):\n    pass\n")
 SUBMISSION = Submission(student="ada", path="/class/ada.py", kind="python", units=(UNIT,))
 RESULT = RunResult(

@@ -19,6 +19,8 @@ import pytest
 from grader_cli import read_grades
 from process_trees import SLOW_WRAPPER, WAIT_SECONDS, ProcessTree, wait_for
 
+pytestmark = [pytest.mark.bwrap, pytest.mark.slow]
+
 PROJECT = Path(__file__).resolve().parents[2]
 SUBMISSIONS = PROJECT / "fixtures" / "submissions"
 CLASS = (

@@ -5,6 +5,8 @@ import pytest
 from grader.gradebook.roster import read_roster
 from grader.intake.discover import UsageError
 
+pytestmark = []
+
 
 def roster(tmp_path, text, encoding="utf-8"):
     path = tmp_path / "students.csv"

@@ -11,6 +11,8 @@ import pytest
 from grader.batch.run import RunSettings, run_submissions
 from grader.model import NOT_JUDGED, CodeUnit, Submission
 
+pytestmark = [pytest.mark.bwrap]
+
 REFERENCE = (
     Path(__file__).resolve().parents[2] / "fixtures/submissions/correct/reference.py"
 ).read_text(encoding="utf-8")

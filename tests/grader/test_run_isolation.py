@@ -9,6 +9,8 @@ from grader.batch.run import RunSettings, hidden_tests, run_submissions
 from grader.model import CodeUnit, Limits, Submission
 from grader.sandbox.containment import containment_available
 
+pytestmark = [pytest.mark.bwrap]
+
 REFERENCE = (
     Path(__file__).resolve().parents[2] / "fixtures/submissions/correct/reference.py"
 ).read_text(encoding="utf-8")

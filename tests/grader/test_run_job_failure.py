@@ -5,11 +5,14 @@ machine's reasons: its students are not to blame and are graded again by a new j
 jobs keep dying are the submissions left errors, each saying that the grader failed.
 """
 
+import pytest
 from dying_job import DIES_AT_ONCE, make_jobs_die
 
 from grader.batch import dispatch
 from grader.batch.run import LOST_REASON, RunSettings, hidden_tests, run_submissions
 from grader.model import CodeUnit, Submission
+
+pytestmark = []
 
 REFERENCE_LIKE = (CodeUnit("a", "a.py", "def invoke_tool(request, tools):\n    return {}\n"),)
 
@@ -18,6 +21,7 @@ def submissions(*names):
     return [Submission(name, f"{name}.py", "python", REFERENCE_LIKE) for name in names]
 
 
+@pytest.mark.bwrap
 def test_a_job_that_died_once_is_replaced_and_every_student_is_graded(monkeypatch, tmp_path):
     started = make_jobs_die(monkeypatch, tmp_path, deaths=1)
     notes = []

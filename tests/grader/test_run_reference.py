@@ -7,6 +7,8 @@ import pytest
 from grader.batch.run import RunSettings, hidden_tests, run_submissions
 from grader.model import CodeUnit, Submission
 
+pytestmark = []
+
 REFERENCE_PATH = Path(__file__).resolve().parents[2] / "fixtures/submissions/correct/reference.py"
 REFERENCE = REFERENCE_PATH.read_text(encoding="utf-8")
 
@@ -97,6 +99,7 @@ def one_job(batch):
     return run_submissions(batch, RunSettings(jobs=1))
 
 
+@pytest.mark.bwrap
 def test_reference_passes_every_hidden_test(one_job, catalogue):
     result = one_job[0]
     assert result.status == "completed"
@@ -104,20 +107,24 @@ def test_reference_passes_every_hidden_test(one_job, catalogue):
     assert [o.status for o in result.outcomes if o.status != "passed"] == []
 
 
+@pytest.mark.bwrap
 def test_another_correct_style_passes_every_hidden_test(one_job):
     failed = [o.test_id for o in one_job[1].outcomes if o.status != "passed"]
     assert failed == []
 
 
+@pytest.mark.bwrap
 def test_outcomes_carry_the_catalogue_category_and_description(one_job, catalogue):
     described = [(o.test_id, o.category, o.description) for o in one_job[2].outcomes]
     assert described == [(t.test_id, t.category, t.description) for t in catalogue]
 
 
+@pytest.mark.bwrap
 def test_results_come_back_in_input_order(batch, one_job):
     assert [r.submission.student for r in one_job] == ["ref", "style", "bug"]
 
 
+@pytest.mark.bwrap
 def test_results_handed_on_are_reported_once_each_and_not_kept(batch):
     seen = []
     results = run_submissions(batch, RunSettings(jobs=2), on_result=seen.append)
@@ -125,6 +132,7 @@ def test_results_handed_on_are_reported_once_each_and_not_kept(batch):
     assert results == [None, None, None]  # a class's outcomes do not pile up in memory
 
 
+@pytest.mark.bwrap
 def test_two_jobs_give_the_same_results_as_one(batch, one_job):
     two_jobs = run_submissions(batch, RunSettings(jobs=2))
     assert two_jobs == one_job

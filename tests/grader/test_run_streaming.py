@@ -4,12 +4,15 @@ to a job's input, and kept by the parent without its code."""
 import gc
 import weakref
 
+import pytest
 from grader_cli import read_grades
 
 from grader import pipeline
 from grader.batch.run import RunSettings, run_submissions
 from grader.model import CodeUnit, Submission
 from grader.paths import SUBMISSIONS
+
+pytestmark = [pytest.mark.bwrap]
 
 REFERENCE = (SUBMISSIONS / "correct" / "reference.py").read_text(encoding="utf-8")
 

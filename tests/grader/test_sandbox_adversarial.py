@@ -10,6 +10,8 @@ from grader.model import CodeUnit, Limits, Submission
 from grader.score import score
 from grader.selfcheck.expectations import find_fixture
 
+pytestmark = [pytest.mark.bwrap, pytest.mark.slow]
+
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures/submissions"
 REFERENCE = (FIXTURES / "correct/reference.py").read_text(encoding="utf-8")
 # A smaller memory limit than the default, so filling it fits well within the per-test limit.

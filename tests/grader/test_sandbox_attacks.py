@@ -32,6 +32,8 @@ from grader.model import CATEGORIES, TEST_STATUSES, CodeUnit, Limits, Submission
 from grader.score import score
 from grader.selfcheck.expectations import find_fixture
 
+pytestmark = [pytest.mark.bwrap, pytest.mark.slow]
+
 PROJECT = Path(__file__).resolve().parents[2]
 FIXTURES = PROJECT / "fixtures/submissions"
 REFERENCE = (FIXTURES / "correct/reference.py").read_text(encoding="utf-8")

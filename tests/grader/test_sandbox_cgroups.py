@@ -25,6 +25,8 @@ from grader.sandbox.cgroups import v2
 from grader.sandbox.containment import isolation_here
 from grader.sandbox.wording import describe
 
+pytestmark = [pytest.mark.bwrap]
+
 MIB = 1 << 20
 needs_groups = pytest.mark.cgroups
 # Where each limit is written, and what it must read, in each hierarchy.

@@ -21,6 +21,8 @@ from grader.sandbox.handlers import ToolRecord
 from grader.sandbox.problems import SandboxProblem
 from grader.sandbox.wording import describe
 
+pytestmark = []
+
 REFERENCE = (
     Path(__file__).resolve().parents[2] / "fixtures/submissions/correct/reference.py"
 ).read_text(encoding="utf-8")
@@ -200,6 +202,7 @@ def timed(server, source, crowd=None):
         session.stop()
 
 
+@pytest.mark.bwrap
 @pytest.mark.cgroups
 def test_workers_here_have_a_processor_meter():
     group = cgroups.WorkerGroup.create(f"clock-{os.getpid()}", 64 << 20, 8)
@@ -210,12 +213,14 @@ def test_workers_here_have_a_processor_meter():
         group.close()
 
 
+@pytest.mark.bwrap
 @pytest.mark.cgroups
 def test_the_isolation_line_says_how_time_is_charged(contained_server):
     described = describe(contained_server.isolation)
     assert "time charged as each submission's own processor time" in described
 
 
+@pytest.mark.bwrap
 @pytest.mark.cgroups
 def test_honest_code_on_a_crowded_processor_passes_though_it_outlasts_its_limit(
     contained_server, crowded_cpu
@@ -226,6 +231,7 @@ def test_honest_code_on_a_crowded_processor_passes_though_it_outlasts_its_limit(
     assert charged < TEST_LIMIT
 
 
+@pytest.mark.bwrap
 @pytest.mark.cgroups
 def test_code_that_computes_past_its_limit_on_a_crowded_processor_still_times_out(
     contained_server, crowded_cpu
@@ -238,6 +244,7 @@ def test_code_that_computes_past_its_limit_on_a_crowded_processor_still_times_ou
     assert charged < wall / 2
 
 
+@pytest.mark.bwrap
 def test_code_that_sleeps_past_its_limit_times_out_at_its_limit(contained_server):
     status, wall, charged = timed(contained_server, burning(30, how="sleep"))
     assert status == "timeout"
@@ -246,6 +253,7 @@ def test_code_that_sleeps_past_its_limit_times_out_at_its_limit(contained_server
     assert wall < TEST_LIMIT * clock.WALL_FACTOR
 
 
+@pytest.mark.bwrap
 def test_a_slow_grader_costs_the_student_no_time(contained_server, monkeypatch):
     answer = ToolRecord.answer
 

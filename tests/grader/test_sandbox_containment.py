@@ -15,6 +15,8 @@ from grader.sandbox.orphans import adopt_orphans
 from grader.sandbox.problems import LoadFailure
 from grader.sandbox.runtime import prepare_runtime
 
+pytestmark = []
+
 PROJECT = Path(__file__).resolve().parents[2]
 REFERENCE_SOURCE = (PROJECT / "fixtures/submissions/correct/reference.py").read_text("utf-8")
 SECRETS = (
@@ -57,10 +59,12 @@ def try_to_read(paths):
     return "\n".join(lines)
 
 
+@pytest.mark.bwrap
 def test_the_strongest_isolation_here_is_the_one_this_host_offers(contained_server):
     assert contained_server.isolation.mode == expected_mode()
 
 
+@pytest.mark.bwrap
 def test_worker_cannot_read_hidden_tests_solutions_or_other_files(contained_server, private_files):
     paths = (*SECRETS, *private_files)
     output = printed_at_load(contained_server, try_to_read(paths))
@@ -68,11 +72,13 @@ def test_worker_cannot_read_hidden_tests_solutions_or_other_files(contained_serv
     assert output.count("DENIED") == len(paths)
 
 
+@pytest.mark.bwrap
 def test_worker_cannot_read_the_job_input_or_another_students_file(fork_server, private_files):
     output = printed_at_load(fork_server, try_to_read(private_files))
     assert output.count("DENIED") == 2, output
 
 
+@pytest.mark.bwrap
 def test_worker_runs_as_its_own_user_as_root_and_as_the_graders_own_without(fork_server):
     output = printed_at_load(fork_server, "import os\nprint('UID', os.getuid(), os.getgroups())\n")
     uid = int(output.split()[1])
@@ -83,6 +89,7 @@ def test_worker_runs_as_its_own_user_as_root_and_as_the_graders_own_without(fork
         assert uid == (0 if fork_server.isolation.private_mounts else os.geteuid())
 
 
+@pytest.mark.bwrap
 def test_worker_cannot_write_outside_its_scratch_folder(fork_server, tmp_path):
     out_folder = tmp_path / "grades"
     out_folder.mkdir()
@@ -99,6 +106,7 @@ def test_worker_cannot_write_outside_its_scratch_folder(fork_server, tmp_path):
     assert not any(target.exists() for target in targets)
 
 
+@pytest.mark.bwrap
 def test_worker_has_no_network(contained_server):
     with socket.create_server(("127.0.0.1", 0)) as listener:
         listener.settimeout(0.2)
@@ -118,6 +126,7 @@ def _connect_from_worker(server, port):
     return printed_at_load(server, source)
 
 
+@pytest.mark.bwrap
 def test_the_fallback_grades_the_reference_fully_and_labels_a_hang():
     reference = (PROJECT / "fixtures/submissions/correct/reference.py").read_text("utf-8")
     hang = (
@@ -137,6 +146,7 @@ def test_the_fallback_grades_the_reference_fully_and_labels_a_hang():
     assert {o.status for o in bad.outcomes} == {"timeout"}
 
 
+@pytest.mark.bwrap
 def test_a_fork_bomb_is_refused_and_leaves_nothing_behind(fork_server):
     source = (
         "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n"
@@ -166,6 +176,7 @@ def processes_of(uid):
     return found
 
 
+@pytest.mark.bwrap
 @pytest.mark.cgroups
 def test_each_worker_runs_in_a_cgroup_of_its_own_that_is_removed_with_it(fork_server):
     session = session_for(fork_server, REFERENCE_SOURCE)

@@ -9,6 +9,8 @@ from sandboxes import reference_with, session_for
 
 from grader.hidden.probes import falsy, raises, returns, scenario
 
+pytestmark = [pytest.mark.bwrap]
+
 NOTED = """
 def invoke_tool(request, tools, **options):
     try:

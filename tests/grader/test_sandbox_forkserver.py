@@ -19,6 +19,8 @@ from grader.hidden.probes import returns, scenario
 from grader.sandbox.problems import LoadFailure, SandboxProblem
 from grader.sandbox.server import ForkServer
 
+pytestmark = []
+
 PROJECT = Path(__file__).resolve().parents[2]
 ROOT = os.geteuid() == 0
 
@@ -38,6 +40,7 @@ print("FOUND", [f for d in ("/tmp", "/dev/shm", ".") for f in os.listdir(d)])
 """
 
 
+@pytest.mark.bwrap
 def test_a_worker_finds_empty_scratch_tmp_and_shared_memory_whatever_the_last_one_left(
     contained_server,
 ):
@@ -47,6 +50,7 @@ def test_a_worker_finds_empty_scratch_tmp_and_shared_memory_whatever_the_last_on
     assert "FOUND []" in found, found
 
 
+@pytest.mark.bwrap
 def test_nothing_a_worker_writes_reaches_the_hosts_disk(contained_server, tmp_path):
     printed_at_load(contained_server, LEAVES_FILES)
     assert not list(tmp_path.parent.glob("**/left-for-the-next"))
@@ -54,6 +58,7 @@ def test_nothing_a_worker_writes_reaches_the_hosts_disk(contained_server, tmp_pa
     assert not os.path.exists("/dev/shm/left-for-the-next")
 
 
+@pytest.mark.bwrap
 def test_a_worker_cannot_take_back_root(fork_server):
     output = printed_at_load(
         fork_server,
@@ -83,6 +88,7 @@ print("STILL HERE")
 """
 
 
+@pytest.mark.bwrap
 @pytest.mark.skipif(not ROOT, reason="each submission has a user of its own only as root")
 def test_a_worker_that_signals_every_process_harms_no_one_else(contained_server):
     assert "STILL HERE" in printed_at_load(contained_server, KILLS_EVERYTHING, serial=0)
@@ -95,6 +101,7 @@ def test_a_worker_that_signals_every_process_harms_no_one_else(contained_server)
     assert observation.envelope == {"id": "req-7", "ok": True, "value": {"n": 1}, "error": None}
 
 
+@pytest.mark.bwrap
 def test_a_fork_server_that_died_is_started_again_for_the_next_worker(fork_server):
     doomed = session_for(fork_server, REFERENCE, serial=0)
     doomed.start()
@@ -115,6 +122,7 @@ def test_a_fork_server_that_died_is_started_again_for_the_next_worker(fork_serve
     assert observation.envelope["value"] == {"n": 2}
 
 
+@pytest.mark.bwrap
 def test_how_a_worker_ended_is_reported_by_its_exit_status_or_signal(fork_server):
     # The seccomp filter refuses every signal a worker sends, its own SIGABRT too: the C
     # library's abort then ends the process with a fault (grader/sandbox/seccomp.py).
@@ -149,6 +157,7 @@ print(zombies)
 """
 
 
+@pytest.mark.bwrap
 @pytest.mark.parametrize("mode", ["auto", "process"])
 def test_a_job_is_left_no_zombie_by_its_sandbox(mode):
     done = subprocess.run(
@@ -163,6 +172,7 @@ def test_a_job_is_left_no_zombie_by_its_sandbox(mode):
 PRINTS_ITS_PROCESSORS = "import os\nprint('PROCESSORS', sorted(os.sched_getaffinity(0)))\n"
 
 
+@pytest.mark.bwrap
 @pytest.mark.parametrize("isolation", ["auto", "process"])
 def test_a_worker_keeps_to_the_processor_its_job_chose_and_roams_when_none_was(isolation):
     offered = sorted(os.sched_getaffinity(0))

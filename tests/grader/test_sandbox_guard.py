@@ -13,6 +13,8 @@ from sandboxes import session_for
 from grader.hidden.probes import flaky, returns, scenario
 from grader.sandbox.problems import SandboxProblem
 
+pytestmark = [pytest.mark.bwrap]
+
 REFERENCE = (
     Path(__file__).resolve().parents[2] / "fixtures/submissions/correct/reference.py"
 ).read_text(encoding="utf-8")

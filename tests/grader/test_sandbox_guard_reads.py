@@ -19,6 +19,8 @@ from grader.sandbox.inside.guard import Guard
 from grader.sandbox.inside.picture import entry
 from grader.sandbox.problems import SandboxProblem
 
+pytestmark = [pytest.mark.bwrap]
+
 MARK = "RAN-INSIDE-THE-GUARD"
 # What the cheat's special method does when it runs: look for the guard's frames above it and
 # print the mark if it finds one. (The student's own dict operations run it too, harmlessly, and

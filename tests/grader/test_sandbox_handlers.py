@@ -6,6 +6,8 @@ from grader.hidden.probes import raises, returns_made, scenario
 from grader.sandbox.handlers import RecipeError, Toolbox, check_spec
 from grader.sandbox.inside.kinds import EXCEPTION_KINDS, MAKERS, build, make_exception
 
+pytestmark = []
+
 
 @pytest.mark.parametrize(
     ("build_it", "words"),

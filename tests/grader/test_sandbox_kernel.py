@@ -11,9 +11,12 @@ import textwrap
 from pathlib import Path
 
 import pyseccomp
+import pytest
 
 from grader.sandbox import containment, seccomp
 from grader.sandbox.runtime import prepare_runtime
+
+pytestmark = []
 
 REPO = Path(__file__).resolve().parents[2]
 MIB = 1 << 20
@@ -84,12 +87,14 @@ print(json.dumps({
 """
 
 
+@pytest.mark.bwrap
 def test_the_program_refuses_keyrings_sockets_memfd_and_namespaces():
     code = f"NUMBERS = {_numbers('keyctl', 'unshare')!r}\n" + ESCAPES
     done = _sandboxed(code, seccomp.worker_program())
     assert _report(done) == dict.fromkeys(("keyctl", "socket", "memfd_create", "unshare"), "EPERM")
 
 
+@pytest.mark.bwrap
 def test_the_same_calls_succeed_without_the_filter():
     # The control for the test above: the refusals come from the filter, not from bubblewrap.
     code = f"NUMBERS = {_numbers('keyctl', 'unshare')!r}\n" + ESCAPES
@@ -97,6 +102,7 @@ def test_the_same_calls_succeed_without_the_filter():
     assert "EPERM" not in report.values(), report
 
 
+@pytest.mark.bwrap
 def test_the_program_refuses_every_listed_syscall_whatever_the_arguments():
     # With the filter these never reach the kernel proper, so zero arguments are safe to pass.
     numbers = _numbers(*seccomp.DENIED, "clone3")
@@ -105,6 +111,7 @@ def test_the_program_refuses_every_listed_syscall_whatever_the_arguments():
     assert report == {**dict.fromkeys(seccomp.DENIED, "EPERM"), "clone3": "ENOSYS"}
 
 
+@pytest.mark.bwrap
 def test_interpreter_works_normally_under_the_program():
     done = _sandboxed(
         """
@@ -129,6 +136,7 @@ def test_interpreter_works_normally_under_the_program():
     assert "logged after the filter" in done.stderr
 
 
+@pytest.mark.bwrap
 def test_the_program_refuses_signal_handlers_threads_and_processes():
     numbers = _numbers("clone3")
     done = _sandboxed(
@@ -161,6 +169,7 @@ def test_the_program_refuses_signal_handlers_threads_and_processes():
     }
 
 
+@pytest.mark.bwrap
 def test_a_handler_installed_before_the_program_still_runs():
     # A handler the interpreter set before the filter keeps working: returning from a handler
     # is still allowed.
@@ -180,6 +189,7 @@ print(json.dumps({"fired": fired}))
     assert _report(_sandboxed(code, None)) == {"fired": [True]}
 
 
+@pytest.mark.bwrap
 def test_install_raises_when_the_kernel_refuses_the_program():
     code = """
 from grader.sandbox.inside.syscalls import install
@@ -201,6 +211,7 @@ def _in_user_namespace(code: str, tmp_path: Path) -> dict:
     return _report(subprocess.run(command, capture_output=True, text=True, timeout=30))
 
 
+@pytest.mark.bwrap
 def test_drop_capabilities_leaves_none_even_to_a_root_of_its_own_namespace(tmp_path):
     report = _in_user_namespace(
         """
@@ -221,6 +232,7 @@ def test_drop_capabilities_leaves_none_even_to_a_root_of_its_own_namespace(tmp_p
     assert report["mount"] == "EPERM"
 
 
+@pytest.mark.bwrap
 def test_private_mounts_give_fresh_size_limited_folders_that_the_parent_never_sees(tmp_path):
     report = _in_user_namespace(
         """

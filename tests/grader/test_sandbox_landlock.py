@@ -23,6 +23,8 @@ from grader.sandbox.inside import landlock
 from grader.sandbox.runtime import prepare_runtime
 from grader.sandbox.server import ForkServer
 
+pytestmark = []
+
 PROJECT = Path(__file__).resolve().parents[2]
 SECRETS = (
     PROJECT / "grader/hidden/test_envelope.py",
@@ -167,12 +169,14 @@ def _try_to_read(paths):
     return "\n".join(lines)
 
 
+@pytest.mark.bwrap
 def test_every_worker_is_kept_from_the_projects_files_in_every_mode(fork_server):
     assert fork_server.isolation.landlock == landlock.abi() > 0
     output = printed_at_load(fork_server, _try_to_read(SECRETS))
     assert output.count("DENIED") == len(SECRETS), output
 
 
+@pytest.mark.bwrap
 def test_a_fallback_worker_without_landlock_reads_the_projects_files(tmp_path):
     """The twin of the test above: without Landlock the fallback leaves the files readable."""
     isolation = containment.Isolation(

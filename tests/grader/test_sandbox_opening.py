@@ -12,7 +12,10 @@ from sandboxes import printed_at_load
 from grader.sandbox import containment, runtime
 from grader.sandbox.server import ForkServer
 
+pytestmark = []
 
+
+@pytest.mark.bwrap
 def test_a_job_sets_its_fork_server_up_in_a_child_process_while_it_goes_on(monkeypatch, tmp_path):
     said = tmp_path / "prepared-by"
     prepare = runtime.prepare_runtime
@@ -31,6 +34,7 @@ def test_a_job_sets_its_fork_server_up_in_a_child_process_while_it_goes_on(monke
     assert "LOADED" in output
 
 
+@pytest.mark.bwrap
 @pytest.mark.parametrize(
     ("opened_for", "asked", "chosen"),
     [

@@ -4,6 +4,8 @@ from grader.hidden.probes import raises, returns, scenario
 from grader.hidden.results import LARGE
 from grader.sandbox.session import scenario_key
 
+pytestmark = []
+
 
 def test_equal_scenarios_have_one_key_however_they_were_built():
     first = scenario(returns({"a": 1, "b": [2]}), max_result_bytes=10)

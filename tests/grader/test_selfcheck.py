@@ -26,6 +26,8 @@ from grader.selfcheck.expectations import (
     summary_of,
 )
 
+pytestmark = []
+
 PROJECT = Path(__file__).resolve().parents[2]
 
 
@@ -75,6 +77,8 @@ def test_a_zero_score_with_a_label_accepts_a_run_that_ended_early():
     assert check(Expectation("x", PROJECT, "zero", labels=("timeout",)), crashed) != ""
 
 
+@pytest.mark.bwrap
+@pytest.mark.slow
 def test_the_selfcheck_command_passes():
     completed = run_grader("selfcheck", timeout=900)
     assert completed.returncode == 0, completed.stdout + completed.stderr

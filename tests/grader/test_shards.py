@@ -13,6 +13,8 @@ import pytest
 from grader.batch.shards import Shard, gather
 from grader.intake.discover import UsageError
 
+pytestmark = []
+
 CLASS = [f"student-{n:03d}" for n in range(10)] + ["Ada", "ada", "zoë"]
 
 
@@ -115,6 +117,7 @@ def files_of(folder):
     return found
 
 
+@pytest.mark.bwrap
 def test_shards_graded_at_once_merge_into_exactly_the_files_of_one_run(tmp_path):
     submissions = tmp_path / "class"
     submissions.mkdir()
@@ -155,6 +158,7 @@ def test_shards_graded_at_once_merge_into_exactly_the_files_of_one_run(tmp_path)
     assert sorted(graded) == [f"student-{n}" for n in range(len(CLASS_FILES) + 1)]
 
 
+@pytest.mark.bwrap
 def test_a_student_no_shard_finished_is_graded_by_the_merge(tmp_path):
     submissions = tmp_path / "class"
     submissions.mkdir()
@@ -167,6 +171,7 @@ def test_a_student_no_shard_finished_is_graded_by_the_merge(tmp_path):
     assert [row.split(",")[0] for row in rows] == ["student-0", "student-1", "student-2"]
 
 
+@pytest.mark.bwrap
 def test_shard_and_merge_in_one_run_is_a_usage_error(tmp_path):
     done = subprocess.run(
         [

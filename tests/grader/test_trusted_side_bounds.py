@@ -23,6 +23,8 @@ from grader.model import CATEGORIES
 from grader.paths import PROJECT_ROOT, SUBMISSIONS
 from grader.selfcheck.expectations import find_fixture
 
+pytestmark = [pytest.mark.bwrap]
+
 BOUNDED = (
     "repr-bomb-id",
     "id-repr-raises",

@@ -17,6 +17,8 @@ from grader.jobstart import AWAIT
 from grader.model import CodeUnit, Submission
 from grader.paths import PROJECT_ROOT, SUBMISSIONS
 
+pytestmark = []
+
 
 @pytest.mark.parametrize(
     ("argv", "count"),
@@ -49,6 +51,7 @@ def waiting_jobs_of(pid):
     return found
 
 
+@pytest.mark.bwrap
 def test_a_job_started_ahead_and_never_used_leaves_quietly():
     warm = WarmJobs.start(2)
     jobs = list(warm.waiting)
@@ -58,6 +61,7 @@ def test_a_job_started_ahead_and_never_used_leaves_quietly():
     assert warm.waiting == []
 
 
+@pytest.mark.bwrap
 def test_a_job_started_ahead_sets_its_fork_server_up_before_it_is_told_what_to_grade(
     monkeypatch, tmp_path
 ):
@@ -74,6 +78,7 @@ def test_a_job_started_ahead_sets_its_fork_server_up_before_it_is_told_what_to_g
     assert list(tmp_path.iterdir()) == []  # unused, it took its set-up away with it
 
 
+@pytest.mark.bwrap
 def test_a_job_started_ahead_starts_no_fork_server_until_it_is_told_what_to_grade(
     monkeypatch, tmp_path
 ):
@@ -97,6 +102,7 @@ def test_a_job_started_ahead_starts_no_fork_server_until_it_is_told_what_to_grad
         warm.close()
 
 
+@pytest.mark.bwrap
 def test_a_run_with_more_jobs_than_students_grades_them_and_leaves_no_job_waiting(tmp_path):
     folder = tmp_path / "class"
     folder.mkdir()
@@ -115,6 +121,7 @@ def test_a_run_with_more_jobs_than_students_grades_them_and_leaves_no_job_waitin
     assert left == []
 
 
+@pytest.mark.bwrap
 def test_a_run_hands_its_work_to_the_job_started_ahead_instead_of_starting_one(monkeypatch):
     def no_new_job(*_args, **_kwargs):
         raise AssertionError("a new job was started while one waited")

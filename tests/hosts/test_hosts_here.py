@@ -27,8 +27,8 @@ from scenarios import (
 )
 
 pytestmark = [
-    pytest.mark.slow,
     pytest.mark.bwrap,
+    pytest.mark.slow,
     pytest.mark.skipif(os.geteuid() != 0, reason="making a user account needs root (CI is root)"),
 ]
 WITHOUT_LANDLOCK = Path(__file__).with_name("without_landlock.py")

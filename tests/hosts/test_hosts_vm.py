@@ -20,8 +20,9 @@ import pytest
 from scenarios import PROJECT, Host, grade_probe_class, make_checkout
 
 pytestmark = [
-    pytest.mark.slow,
     pytest.mark.bwrap,
+    pytest.mark.vm,
+    pytest.mark.slow,
     pytest.mark.skipif(os.geteuid() != 0, reason="QEMU and the VM's users need root (CI is root)"),
 ]
 VM_SECONDS = 1500

@@ -7,11 +7,14 @@ there would hand collect whatever it names (the solutions, the gradebook) as tha
 import logging
 import os
 
+import pytest
 from nbgrader.coursedir import CourseDirectory
 from traitlets.config.loader import PyFileConfigLoader
 
 from grader.integrations.nbgrader_exchange import CollectWithoutLinks
 from grader.paths import PROJECT_ROOT
+
+pytestmark = [pytest.mark.kernel, pytest.mark.nbgrader, pytest.mark.bwrap, pytest.mark.slow]
 
 SECRET = "the instructor's solution"
 

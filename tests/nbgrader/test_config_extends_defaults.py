@@ -15,6 +15,8 @@ from traitlets.config.loader import PyFileConfigLoader
 
 from tooling.paths import NBGRADER_CONFIG
 
+pytestmark = []
+
 SETTINGS = {
     "ignore": (CourseDirectory, "ignore"),
     "sanitize": (Autograde, "sanitize_preprocessors"),

@@ -32,6 +32,8 @@ from grader.integrations.kernel_places import KernelChannelError, KernelPlaces
 from grader.integrations.nbgrader_kernel import ConfinedExecute
 from grader.paths import HIDDEN_TESTS, PROJECT_ROOT, SOLUTIONS
 
+pytestmark = [pytest.mark.kernel, pytest.mark.nbgrader, pytest.mark.bwrap, pytest.mark.slow]
+
 STUDENT = "lin"
 # Runs in the kernel: says what it is and tries what it must not do, as one JSON line.
 LOOK_AROUND = r"""

@@ -4,7 +4,10 @@ nbgrader exports both as 0.0, like a real zero, so the grader's report is where 
 learns why: it labels the dead kernel `crash` (the absent student is simply not in it).
 """
 
+import pytest
 from conftest import ABSENT_STUDENT, gradebook_category_scores
+
+pytestmark = [pytest.mark.kernel, pytest.mark.nbgrader, pytest.mark.bwrap, pytest.mark.slow]
 
 
 def test_a_killed_kernel_and_an_absent_student_both_export_zero(graded_course):

@@ -33,9 +33,15 @@ from grader.gradebook.late import TIMESTAMP_FILE, parse_time
 from grader.paths import SOLUTIONS
 from tooling.paths import NBGRADER_CONFIG
 
-pytestmark = pytest.mark.skipif(
-    os.geteuid() != 0, reason="making student accounts needs root (CI runs as root)"
-)
+pytestmark = [
+    pytest.mark.kernel,
+    pytest.mark.nbgrader,
+    pytest.mark.bwrap,
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        os.geteuid() != 0, reason="making student accounts needs root (CI runs as root)"
+    ),
+]
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 COURSE_ID = "bounded-results"

@@ -22,7 +22,13 @@ from grader.integrations.nbgrader_plugins import (
 )
 
 # nbgrader's add_submission draws the SQLAlchemy warning nbgrader_config.py silences.
-pytestmark = pytest.mark.filterwarnings("ignore:Object of type <Submitted")
+pytestmark = [
+    pytest.mark.kernel,
+    pytest.mark.nbgrader,
+    pytest.mark.bwrap,
+    pytest.mark.slow,
+    pytest.mark.filterwarnings("ignore:Object of type <Submitted"),
+]
 ASSIGNMENT = "bounded_results"
 CELL_SCORES = (1.2, 5.07, 7.79, 4.6, 4.83, 6.67, 3.88)  # float sum 34.040000000000006
 

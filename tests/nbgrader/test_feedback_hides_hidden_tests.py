@@ -3,7 +3,10 @@
 import html
 import re
 
+import pytest
 from conftest import GRADED_NOTEBOOK, HIDDEN_REGION_TEXT, nbgrader
+
+pytestmark = [pytest.mark.kernel, pytest.mark.nbgrader, pytest.mark.bwrap, pytest.mark.slow]
 
 
 def page_text(page):

@@ -21,6 +21,8 @@ from grader.model import CATEGORIES, POINTS_PER_CATEGORY, RunResult, Submission
 from grader.paths import LESSONS, SOLUTIONS
 from grader.score import score
 
+pytestmark = [pytest.mark.kernel, pytest.mark.nbgrader, pytest.mark.bwrap, pytest.mark.slow]
+
 
 def grade_cells(folder):
     """Return the category grade cells of the graded notebook in `folder`, by grade_id."""

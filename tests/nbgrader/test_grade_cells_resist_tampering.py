@@ -8,11 +8,14 @@ unicode_boundary. She must get exactly her honest score, and grace, graded after
 
 import json
 
+import pytest
 from classroom import ASSIGNMENT
 from conftest import GRADED_NOTEBOOK, gradebook_category_scores
 
 from grader.integrations.nbgrader_bridge import grade_id_for
 from grader.model import CATEGORIES
+
+pytestmark = [pytest.mark.kernel, pytest.mark.nbgrader, pytest.mark.bwrap, pytest.mark.slow]
 
 
 def autograded_cells(root, student):

@@ -27,6 +27,8 @@ from conftest import (
 
 from grader.model import CATEGORIES
 
+pytestmark = [pytest.mark.kernel, pytest.mark.nbgrader, pytest.mark.bwrap, pytest.mark.slow]
+
 WRITER_MOVES = {
     "copy the solutions into its working folder",
     "copy the solutions over its submitted folder",

@@ -7,8 +7,11 @@ confinement stops in the attacked course, copies the solutions over its submissi
 notebook's outputs are lost in the copy) and gets it full marks.
 """
 
+import pytest
 from classroom import ASSIGNMENT
 from conftest import WRITER, gradebook_category_scores
+
+pytestmark = [pytest.mark.kernel, pytest.mark.nbgrader, pytest.mark.bwrap, pytest.mark.slow]
 
 REFUSAL = (
     "Autograde stopped before running any student code: bubblewrap is not installed, so the "

@@ -1,8 +1,11 @@
 """nbgrader's autograde, run unchanged on the course, records the grader's own scores."""
 
+import pytest
 from conftest import ABSENT_STUDENT, gradebook_category_scores
 
 from grader.model import CATEGORIES
+
+pytestmark = [pytest.mark.kernel, pytest.mark.nbgrader, pytest.mark.bwrap, pytest.mark.slow]
 
 # The whole class is autograded in one run; this leaves room for a busy two-core machine.
 AUTOGRADE_SECONDS_LIMIT = 300

@@ -14,6 +14,8 @@ from student_kernel import StudentKernel
 from course.checks.harness import RED
 from course.manifest import load_course
 
+pytestmark = [pytest.mark.kernel]
+
 COURSE = load_course()
 STEP_3, STEP_4, STEP_5, STEP_6, STEP_7 = (COURSE.steps[i] for i in (2, 3, 4, 5, 6))
 COUNTS_CHARACTERS = (

@@ -17,6 +17,8 @@ from notebook_runs import (
     stream,
 )
 
+pytestmark = [pytest.mark.kernel, pytest.mark.slow]
+
 
 def assert_widgets_render(notebook):
     """Assert every widget cell displays a widget."""

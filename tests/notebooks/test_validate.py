@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from notebook_runs import LESSONS, copy_folder, finished_lessons
 
+pytestmark = [pytest.mark.kernel, pytest.mark.nbgrader]
+
 NBGRADER = Path(sys.executable).with_name("nbgrader")
 # Step 2 has the logging demo, step 7 the check of everything saved.
 NOTEBOOKS = ("02-failure-codes.ipynb", "07-invoke-tool.ipynb")

@@ -4,6 +4,7 @@ Each test plays one scenario of the issue in real kernels: a helper cell, unsave
 restart, a check that fails half way through Run All, a name only a course cell defines.
 """
 
+import pytest
 from notebook_runs import (
     SOLUTIONS,
     add_own_cell,
@@ -21,6 +22,8 @@ from notebook_runs import (
 
 from course.carry.assemble import exercise_cells
 from course.manifest import load_course
+
+pytestmark = [pytest.mark.kernel]
 
 STEP_2, STEP_4, STEP_7 = "02-failure-codes.ipynb", "04-byte-budget.ipynb", "07-invoke-tool.ipynb"
 TABLE_VERSION = '''def failure_code(exc):

@@ -14,6 +14,8 @@ import pytest
 
 from grader.paths import PROJECT_ROOT
 
+pytestmark = []
+
 PAGES = [
     PROJECT_ROOT / "README.md",
     PROJECT_ROOT / "CONTRIBUTING.md",

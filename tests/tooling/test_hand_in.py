@@ -12,6 +12,8 @@ from course.manifest import load_course
 from grader.paths import LESSONS, SOLUTIONS
 from tooling.student.hand_in import main
 
+pytestmark = []
+
 COURSE = load_course()
 ZIP_NAME = f"{COURSE.assignment}-submission.zip"
 STEP_4 = COURSE.steps[3]

@@ -17,6 +17,8 @@ from tooling import hygiene
 from tooling.handout import build_handout
 from tooling.paths import assignment_name
 
+pytestmark = []
+
 # Bodies of the reference solution that must never reach a student.
 REFERENCE_SNIPPETS = ("copy.deepcopy(arguments)", "isinstance(exc, InvalidInputError)")
 FORBIDDEN_FOLDERS = ("grader", "tests", "solutions", "fixtures/submissions")

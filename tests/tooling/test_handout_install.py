@@ -17,7 +17,8 @@ import pytest
 from tooling.handout import build_handout
 from tooling.paths import assignment_name
 
-pytestmark = pytest.mark.slow
+# Slow: pip installs the handout into a new venv (about 20 s), then runs every lesson in a kernel.
+pytestmark = [pytest.mark.kernel, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")

@@ -8,6 +8,8 @@ from grader.paths import LESSONS, SOLUTIONS
 from tooling import hygiene
 from tooling.paths import assignment_name
 
+pytestmark = []
+
 KERNEL = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
 LOCKED = {"nbgrader": {"grade": False, "grade_id": "setup", "locked": True, "solution": False}}
 

@@ -2,7 +2,11 @@
 
 import json
 
+import pytest
+
 from tooling import lessons
+
+pytestmark = [pytest.mark.nbgrader]
 
 
 def test_check_command_finds_the_committed_lessons_in_sync(capsys):

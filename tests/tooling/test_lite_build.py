@@ -24,7 +24,8 @@ from tooling.lite.serve import make_server
 
 PYODIDE = SITE / "static" / "pyodide"
 # They read the built site, which `make test` builds first and `make test-fast` does not.
-pytestmark = pytest.mark.slow
+# Reads the site `make lite` builds for the browser tests (`make test` builds it first).
+pytestmark = [pytest.mark.browser]
 
 
 @pytest.fixture(scope="module")

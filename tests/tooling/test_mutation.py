@@ -16,6 +16,8 @@ from tooling.mutation.classify import (
 from tooling.mutation.generate import generate_mutants
 from tooling.mutation.report import summarize
 
+pytestmark = []
+
 SAMPLE = '''"""A sample module: only the function body may be mutated."""
 
 import math
@@ -111,6 +113,8 @@ def test_equivalents_file_must_give_id_diff_and_why(tmp_path):
         load_equivalents(path)
 
 
+@pytest.mark.bwrap
+@pytest.mark.slow
 def test_two_real_mutants_graded_in_one_batch(tmp_path, capsys):
     mutants = generate_mutants(cli.REFERENCE.read_text(encoding="utf-8"))
     # One mutant the byte-budget tests must kill, one that cannot change behaviour.

@@ -2,6 +2,8 @@
 
 from course.carry.analysis import defined_names, stubbed_functions, used_globals
 
+pytestmark = []
+
 
 def test_the_static_reading_sees_scopes_as_python_does():
     source = (

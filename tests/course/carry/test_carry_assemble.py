@@ -17,6 +17,8 @@ from course.carry.assemble import exercise_cells, notebook_exercise_cells, read_
 from course.carry.execute import run_cells
 from course.carry.notebooks import AssemblyError
 
+pytestmark = []
+
 STEP_2 = COURSE.steps[1]
 
 

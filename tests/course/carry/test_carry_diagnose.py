@@ -12,6 +12,8 @@ from builders import (
 from course.carry.assemble import exercise_cells, read_step
 from course.carry.diagnose import function_states
 
+pytestmark = []
+
 STEP_2 = COURSE.steps[1]
 
 

@@ -12,6 +12,8 @@ from course.carry.history import (
     unsaved_note,
 )
 
+pytestmark = []
+
 STEP_4 = COURSE.steps[3]
 SAVED = "def budget_error(text, budget):\n    return None\n"
 

@@ -5,6 +5,8 @@ from builders import course_cell, exercise_cell, load_lesson, write_lesson
 
 from course.carry.notebooks import AssemblyError, cell_id_of, is_own_cell
 
+pytestmark = []
+
 
 def test_a_malformed_notebook_is_a_problem_not_a_crash(tmp_path):
     write_lesson(tmp_path)

@@ -5,6 +5,8 @@ from builders import failure_of, reference
 from course.checks.error_codes import LEAK_HINT, check_failure_code
 from course.supplied import InvalidInputError, NotFoundError, PermissionDeniedError
 
+pytestmark = []
+
 CODES = {
     "InvalidInputError": "invalid_input",
     "PermissionDeniedError": "permission_denied",

@@ -6,6 +6,8 @@ from builders import failure_of
 
 from course.checks.invoke_tool import RECURSION_HINT, check_invoke_tool
 
+pytestmark = []
+
 
 def test_the_reference_passes_all_nine_cases(reference_steps):
     assert (

@@ -5,6 +5,8 @@ from builders import failure_of, reference, retrying_call_once, unfinished
 
 from course.checks.no_retry import FlakyHandler, check_call_once
 
+pytestmark = []
+
 
 def returns_text(handler, arguments):
     """A call_once that reports the exception's message instead of the exception."""

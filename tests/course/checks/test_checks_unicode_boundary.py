@@ -5,6 +5,8 @@ from builders import failure_of, reference
 
 from course.checks.unicode_boundary import EQUAL_FITS_HINT, MEASURE_HINTS, check_budget_error
 
+pytestmark = []
+
 CHARACTERS_HINT = MEASURE_HINTS["characters"]
 UTF16_HINT = MEASURE_HINTS["utf-16"]
 

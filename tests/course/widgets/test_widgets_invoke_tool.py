@@ -8,6 +8,8 @@ from builders import part, reference
 from course.tools import PRIVATE_MARKER
 from course.widgets.invoke_tool import invoke_tool_explorer, parse_request_id
 
+pytestmark = []
+
 
 @pytest.fixture
 def invoke_tool():

@@ -4,6 +4,8 @@ from builders import part, reference, retrying_call_once, unfinished
 
 from course.widgets.no_retry import no_retry_explorer
 
+pytestmark = []
+
 
 def choose(explorer, starts_with):
     pick = part(explorer, "no-retry-behaviour")

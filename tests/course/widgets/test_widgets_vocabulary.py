@@ -6,6 +6,8 @@ from builders import part, parts, reference_namespace, unfinished
 
 from course.widgets.vocabulary import EXAMPLES, OWN_VALUE, vocabulary_explorer
 
+pytestmark = []
+
 # The reference answers, as the solution notebooks define them.
 REFERENCE = reference_namespace()
 encode_json = REFERENCE["encode_json"]

@@ -9,8 +9,9 @@ never one string in memory.
 
 Not Jinja2: the cells, links and charts are HTML fragments built here, which a template must
 take as Markup, so autoescape would not guard the student ids; every text is escaped where it is
-put (tests/grader/test_class_report.py attacks each place), and a template wrote the students'
-rows 5.6 times slower (4,000 rows: 0.17 s against 0.03 s) and needs Jinja2 where grading runs.
+put (tests/grader/reports/test_class_report.py attacks each place), and a template wrote the
+students' rows 5.6 times slower (4,000 rows: 0.17 s against 0.03 s) and needs Jinja2 where
+grading runs.
 """
 
 import html

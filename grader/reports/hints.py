@@ -2,7 +2,7 @@
 
 Hints name a concept and a place in the lesson, never a hidden test's inputs or source, so a
 student can learn from them without being handed the tests. The place is a notebook and one of
-its real section headings (TAUGHT_IN; tests/grader/test_report_hints.py reads every heading
+its real section headings (TAUGHT_IN; tests/grader/reports/test_report_hints.py reads every heading
 quoted back from the lessons): a test is sent where its idea is taught, which is not always the
 step that teaches its category (a lone surrogate is graded under vocabulary, taught in step 4).
 """

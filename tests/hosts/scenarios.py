@@ -25,11 +25,11 @@ PROBE_TWIN = FIXTURES / "twins/unicode_boundary/confinement-probe.py"
 MARKER = "confinement-probe-was-here"
 # The sandbox's attack and limit tests: what every host must pass.
 SANDBOX_TESTS = (
-    "tests/grader/test_sandbox_attacks.py",
-    "tests/grader/test_sandbox_cgroups.py",
-    "tests/grader/test_sandbox_containment.py",
-    "tests/grader/test_sandbox_kernel.py",
-    "tests/grader/test_sandbox_landlock.py",
+    "tests/grader/sandbox/test_sandbox_attacks.py",
+    "tests/grader/sandbox/test_sandbox_cgroups.py",
+    "tests/grader/sandbox/test_sandbox_containment.py",
+    "tests/grader/sandbox/test_sandbox_kernel.py",
+    "tests/grader/sandbox/test_sandbox_landlock.py",
 )
 # What a checkout leaves out: generated output, and what only the test machine has.
 NOT_COPIED = shutil.ignore_patterns(

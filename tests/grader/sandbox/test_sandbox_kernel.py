@@ -13,12 +13,13 @@ from pathlib import Path
 import pyseccomp
 import pytest
 
+from grader.paths import PROJECT_ROOT
 from grader.sandbox import containment, seccomp
 from grader.sandbox.runtime import prepare_runtime
 
 pytestmark = []
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = PROJECT_ROOT
 MIB = 1 << 20
 
 # What a child needs to make raw system calls by number and report them by errno name.

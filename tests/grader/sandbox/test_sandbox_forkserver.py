@@ -10,18 +10,18 @@ import select
 import signal
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from sandboxes import REFERENCE, printed_at_load, session_for
 
 from grader.hidden.probes import returns, scenario
+from grader.paths import PROJECT_ROOT
 from grader.sandbox.problems import LoadFailure, SandboxProblem
 from grader.sandbox.server import ForkServer
 
 pytestmark = []
 
-PROJECT = Path(__file__).resolve().parents[2]
+PROJECT = PROJECT_ROOT
 ROOT = os.geteuid() == 0
 
 

@@ -8,14 +8,15 @@ import csv
 import io
 import os
 import shutil
-from pathlib import Path
 
 import pytest
 from grader_cli import run_grader
 
+from grader.paths import PROJECT_ROOT
+
 pytestmark = [pytest.mark.bwrap]
 
-PROJECT = Path(__file__).resolve().parents[2]
+PROJECT = PROJECT_ROOT
 SAMPLE = PROJECT / "fixtures" / "sample-class" / "submitted"
 DUE = "2026-03-01 23:59 UTC"
 TIMESTAMPS = {"ada": "2026-03-01 23:00:00.000000 UTC", "linus": "2026-03-02 02:29:00.000000 UTC"}

@@ -4,18 +4,15 @@ A test of another category may step aside (not_judged) for a case the bug decide
 never fail.
 """
 
-from pathlib import Path
-
 import pytest
 
 from grader.batch.run import RunSettings, run_submissions
 from grader.model import NOT_JUDGED, CodeUnit, Submission
+from grader.paths import PROJECT_ROOT
 
 pytestmark = [pytest.mark.bwrap]
 
-REFERENCE = (
-    Path(__file__).resolve().parents[2] / "fixtures/submissions/correct/reference.py"
-).read_text(encoding="utf-8")
+REFERENCE = (PROJECT_ROOT / "fixtures/submissions/correct/reference.py").read_text(encoding="utf-8")
 
 # name: (text of the reference, its buggy replacement, the one category that must fail)
 BUGS = {

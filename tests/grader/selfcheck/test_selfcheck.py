@@ -7,14 +7,13 @@ what a path cannot.
 import re
 import sys
 import tomllib
-from pathlib import Path
 
 import pytest
 from grader_cli import run_grader
 
 from grader import model
 from grader.model import RunResult, Submission
-from grader.paths import SUBMISSIONS
+from grader.paths import PROJECT_ROOT, SUBMISSIONS
 from grader.score import score
 from grader.selfcheck import catalogue
 from grader.selfcheck.catalogue import check
@@ -28,7 +27,7 @@ from grader.selfcheck.expectations import (
 
 pytestmark = []
 
-PROJECT = Path(__file__).resolve().parents[2]
+PROJECT = PROJECT_ROOT
 
 
 def grade_with(points_lost_in=(), status="completed", test_status="failed"):

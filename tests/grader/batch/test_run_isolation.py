@@ -1,19 +1,17 @@
 """Hostile submissions get the right labels and never change another submission's result."""
 
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 from grader.batch.run import RunSettings, hidden_tests, run_submissions
 from grader.model import CodeUnit, Limits, Submission
+from grader.paths import PROJECT_ROOT
 from grader.sandbox.containment import containment_available
 
 pytestmark = [pytest.mark.bwrap]
 
-REFERENCE = (
-    Path(__file__).resolve().parents[2] / "fixtures/submissions/correct/reference.py"
-).read_text(encoding="utf-8")
+REFERENCE = (PROJECT_ROOT / "fixtures/submissions/correct/reference.py").read_text(encoding="utf-8")
 SETTINGS = RunSettings(jobs=2, limits=Limits(timeout=2.5, test_timeout=0.4, output_limit=4096))
 
 HOSTILE = {

@@ -6,12 +6,12 @@ import shutil
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 
 from grader.batch.shards import Shard, gather
 from grader.intake.discover import UsageError
+from grader.paths import PROJECT_ROOT
 
 pytestmark = []
 
@@ -78,7 +78,7 @@ def test_a_folder_the_grader_did_not_write_is_refused(tmp_path):
 
 # End to end: N shards graded at once here, as array tasks would be, then merged.
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "submissions"
+FIXTURES = PROJECT_ROOT / "fixtures" / "submissions"
 CLASS_FILES = [
     "correct/reference.py",
     "correct/json-round-trip.py",

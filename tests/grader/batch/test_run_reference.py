@@ -1,15 +1,14 @@
 """The reference and other correct styles pass every hidden test, with any number of jobs."""
 
-from pathlib import Path
-
 import pytest
 
 from grader.batch.run import RunSettings, hidden_tests, run_submissions
 from grader.model import CodeUnit, Submission
+from grader.paths import PROJECT_ROOT
 
 pytestmark = []
 
-REFERENCE_PATH = Path(__file__).resolve().parents[2] / "fixtures/submissions/correct/reference.py"
+REFERENCE_PATH = PROJECT_ROOT / "fixtures/submissions/correct/reference.py"
 REFERENCE = REFERENCE_PATH.read_text(encoding="utf-8")
 
 # A correct solution in a different style: a class, constants, a JSON round trip for copying,

@@ -11,13 +11,14 @@ from sandboxes import session_for
 
 from grader.batch.run import RunSettings, hidden_tests, run_submissions
 from grader.model import CodeUnit, Limits, Submission
+from grader.paths import PROJECT_ROOT
 from grader.sandbox.orphans import adopt_orphans
 from grader.sandbox.problems import LoadFailure
 from grader.sandbox.runtime import prepare_runtime
 
 pytestmark = []
 
-PROJECT = Path(__file__).resolve().parents[2]
+PROJECT = PROJECT_ROOT
 REFERENCE_SOURCE = (PROJECT / "fixtures/submissions/correct/reference.py").read_text("utf-8")
 SECRETS = (
     PROJECT / "grader/hidden/conftest.py",

@@ -19,9 +19,11 @@ import pytest
 from grader_cli import read_grades
 from process_trees import SLOW_WRAPPER, WAIT_SECONDS, ProcessTree, wait_for
 
+from grader.paths import PROJECT_ROOT
+
 pytestmark = [pytest.mark.bwrap, pytest.mark.slow]
 
-PROJECT = Path(__file__).resolve().parents[2]
+PROJECT = PROJECT_ROOT
 SUBMISSIONS = PROJECT / "fixtures" / "submissions"
 CLASS = (
     "correct/reference.py",

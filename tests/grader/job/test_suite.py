@@ -16,6 +16,8 @@ from grader.hidden.cases import UnreadableSuite, _declared, cases, declared_suit
 from grader.job.suite import hidden_calls
 from grader.paths import HIDDEN_CONFIG, HIDDEN_TESTS, PROJECT_ROOT
 
+pytestmark = []
+
 
 class Collector:
     """Keeps what pytest collected, in a session that only collects."""
@@ -25,9 +27,6 @@ class Collector:
 
     def pytest_collection_finish(self, session):
         self.items = list(session.items)
-
-
-pytestmark = []
 
 
 @pytest.fixture(scope="module")

@@ -1,18 +1,18 @@
 """The adversarial catalogue: each tamper gets its label, earns nothing, and harms no neighbour."""
 
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 from grader.batch.run import RunSettings, hidden_tests, run_submissions
 from grader.model import CodeUnit, Limits, Submission
+from grader.paths import PROJECT_ROOT
 from grader.score import score
 from grader.selfcheck.expectations import find_fixture
 
 pytestmark = [pytest.mark.bwrap, pytest.mark.slow]
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures/submissions"
+FIXTURES = PROJECT_ROOT / "fixtures/submissions"
 REFERENCE = (FIXTURES / "correct/reference.py").read_text(encoding="utf-8")
 # A smaller memory limit than the default, so filling it fits well within the per-test limit.
 SETTINGS = RunSettings(

@@ -29,12 +29,13 @@ from host_expectations import only_host_walls, slower
 
 from grader.batch.run import RunSettings, hidden_tests, run_submissions
 from grader.model import CATEGORIES, TEST_STATUSES, CodeUnit, Limits, Submission
+from grader.paths import PROJECT_ROOT
 from grader.score import score
 from grader.selfcheck.expectations import find_fixture
 
 pytestmark = [pytest.mark.bwrap, pytest.mark.slow]
 
-PROJECT = Path(__file__).resolve().parents[2]
+PROJECT = PROJECT_ROOT
 FIXTURES = PROJECT / "fixtures/submissions"
 REFERENCE = (FIXTURES / "correct/reference.py").read_text(encoding="utf-8")
 # Small limits, as in test_sandbox_adversarial.py: filling memory fits within a test's time.

@@ -11,13 +11,13 @@ import socket
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pyseccomp
 import pytest
 from host_expectations import expected_landlock
 from sandboxes import printed_at_load
 
+from grader.paths import PROJECT_ROOT
 from grader.sandbox import containment
 from grader.sandbox.inside import landlock
 from grader.sandbox.runtime import prepare_runtime
@@ -25,7 +25,7 @@ from grader.sandbox.server import ForkServer
 
 pytestmark = []
 
-PROJECT = Path(__file__).resolve().parents[2]
+PROJECT = PROJECT_ROOT
 SECRETS = (
     PROJECT / "grader/hidden/test_envelope.py",
     PROJECT / "solutions/bounded_results/07-invoke-tool.ipynb",

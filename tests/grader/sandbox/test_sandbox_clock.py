@@ -10,12 +10,12 @@ import os
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 from sandboxes import session_for
 
 from grader.hidden.probes import returns, scenario
+from grader.paths import PROJECT_ROOT
 from grader.sandbox import cgroups, clock
 from grader.sandbox.handlers import ToolRecord
 from grader.sandbox.problems import SandboxProblem
@@ -23,9 +23,7 @@ from grader.sandbox.wording import describe
 
 pytestmark = []
 
-REFERENCE = (
-    Path(__file__).resolve().parents[2] / "fixtures/submissions/correct/reference.py"
-).read_text(encoding="utf-8")
+REFERENCE = (PROJECT_ROOT / "fixtures/submissions/correct/reference.py").read_text(encoding="utf-8")
 TEST_LIMIT = 0.6
 NEIGHBOURS = 4  # on one CPU with the worker: it gets about a fifth of that CPU
 

@@ -4,7 +4,6 @@ import csv
 import io
 import shutil
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 from grade_builders import CLASS, missing_grade
@@ -12,10 +11,11 @@ from grader_cli import run_grader
 
 from grader.gradebook import lms
 from grader.gradebook.summary import summarize
+from grader.paths import PROJECT_ROOT
 
 pytestmark = []
 
-PROJECT = Path(__file__).resolve().parents[2]
+PROJECT = PROJECT_ROOT
 GRADING_DOC = PROJECT / "docs" / "grading.md"
 REFERENCE = PROJECT / "fixtures" / "submissions" / "correct" / "reference.py"
 

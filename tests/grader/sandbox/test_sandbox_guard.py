@@ -5,19 +5,16 @@ code without that line is its honest twin. A cheat must end the test as `forbidd
 nothing the trusted side counts), and its twin must pass, in both isolation modes.
 """
 
-from pathlib import Path
-
 import pytest
 from sandboxes import session_for
 
 from grader.hidden.probes import flaky, returns, scenario
+from grader.paths import PROJECT_ROOT
 from grader.sandbox.problems import SandboxProblem
 
 pytestmark = [pytest.mark.bwrap]
 
-REFERENCE = (
-    Path(__file__).resolve().parents[2] / "fixtures/submissions/correct/reference.py"
-).read_text(encoding="utf-8")
+REFERENCE = (PROJECT_ROOT / "fixtures/submissions/correct/reference.py").read_text(encoding="utf-8")
 # A wrapper around the reference: CHEAT runs first inside every call.
 TEMPLATE = (
     REFERENCE

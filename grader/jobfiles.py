@@ -3,8 +3,8 @@
     grader/batch/dispatch.py   writes the jobs' inputs (deal_job_inputs) and starts the jobs
     grader/job/main.py        reads it, writes facts.json (FactsFile) once the hidden tests are
                          collected, then one ResultFile per submission as soon as it is graded
-    grader/job/suite.py      builds the catalogue (CatalogueEntry), as grader/plugin.py does from
-                         pytest's collection; grader/job/runner.py each result's outcomes
+    grader/job/suite.py      builds the catalogue (CatalogueEntry) from the suite's declarations;
+                         grader/job/runner.py each result's outcomes
     grader/batch/run.py        reads facts.json and the result files back into grader.model's types
 
 A job's input is JSON Lines: its JobSettings on the first line, then one JobEntry per line, so
@@ -113,7 +113,7 @@ def write_json(path: str | Path, data: "ResultFile | FactsFile | list[CatalogueE
 
     The partial file is this process's own: every job of a run writes facts.json, often at the
     same moment, and with one shared partial name one job's rename took the other's file away
-    (FileNotFoundError in a pytest hook: the job ended with exit code 3 before its first student).
+    (FileNotFoundError: the job ended with exit code 3 before its first student).
     """
     path = Path(path)
     partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
@@ -136,7 +136,7 @@ class GradingEntry(TypedDict):
 
 
 class CatalogueEntry(TypedDict):
-    """One hidden test as the job collected it, known without running anything."""
+    """One hidden test as the job read it, known without running anything."""
 
     test_id: str  # "<category>/<test name>[<case id>]"
     category: str  # UNCATEGORISED unless the test has exactly one category

@@ -28,11 +28,8 @@ def job_environment(notify_fd: int | None = None, core: int | None = None) -> di
     `notify_fd` is the pipe the job tells this process on; `core` the processor it keeps to
     (a job started ahead is told its processor later, in its order line).
     """
-    # Plugins installed for other reasons (anyio, from Jupyter) would only slow pytest down
-    # where an instructor runs it; the job stops by itself if this process dies.
-    environment = dict(
-        os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", **{PARENT_VARIABLE: str(os.getpid())}
-    )
+    # The job stops by itself if this process dies (grader.job.main.stop_with_parent).
+    environment = dict(os.environ, **{PARENT_VARIABLE: str(os.getpid())})
     if notify_fd is not None:
         environment[NOTIFY_VARIABLE] = str(notify_fd)
     keep_to_core(environment, core)

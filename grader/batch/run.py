@@ -2,10 +2,10 @@
 
     results = run_submissions(submissions, RunSettings(jobs=2), on_result=print)
 
-Student code never runs in this process, nor in the job processes: each job is one pytest
-session of trusted code that forks a sandbox worker per submission from its fork server.
+Student code never runs in this process, nor in the job processes: each job is one process
+of trusted code that forks a sandbox worker per submission from its fork server.
 Results come back as JSON files, one per submission, and become `RunResult`s here, in the order
-of `submissions`; the jobs' facts (the hidden tests they collected, the isolation in force)
+of `submissions`; the jobs' facts (the hidden tests they read, the isolation in force)
 come back the same way, before any result. A job that dies loses no finished result: a new job
 grades the submissions it left (twice at most), after which they are errors that say so; its
 log is kept. (grader/batch/dispatch.py starts and watches the job processes.)

@@ -1,6 +1,6 @@
 """Job processes started at a grading command's first line, so that their start overlaps its own.
 
-A job's Python start and imports (pytest, the plugin, the sandbox client) take about 0.3 s, and
+A job's Python start and imports (its hidden tests, the sandbox client) take about 0.3 s, and
 the grading command's own imports and the loading of the class take about as long again. So
 `python -m grader grade` and Gradescope's `run_autograder` start their jobs before importing
 anything else: each job imports, then waits on its standard input for the one line that says

@@ -2,9 +2,10 @@
 
     python -m grader.integrations.gradescope_entry [ROOT]
 
-The job's start (Python, pytest, the plugin: about 0.3 s) overlaps this process's own imports
-and its isolation probe, as for `python -m grader grade` (grader/batch/warm.py). Everything else is
-grader/integrations/gradescope_run.py, which setup.sh runs directly for the self-check.
+The job's start (Python, its hidden tests, the sandbox client: about 0.3 s) overlaps this
+process's own imports and its isolation probe, as for `python -m grader grade`
+(grader/batch/warm.py). Everything else is grader/integrations/gradescope_run.py, which setup.sh
+runs directly for the self-check.
 """
 
 import sys

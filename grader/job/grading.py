@@ -28,7 +28,7 @@ def grade(
 
     `opening` is the job's fork server being set up: it is asked for the run's isolation and
     processor, and started as soon as its set-up is done. `tests` are the hidden tests, if read
-    already; otherwise they are read (or collected) here, while the set-up goes on.
+    already; otherwise they are read here, while the set-up goes on.
     """
     data, entries = read_job_input(Path(input_path))
     notify = notifier()

@@ -1,17 +1,17 @@
-"""One grading job: the hidden tests, collected once, run for each submission of a list.
+"""One grading job: the hidden tests, read once, run for each submission of a list.
 
     python -m grader.job INPUT.jsonl OUTPUT_DIR    grade; write OUTPUT_DIR/<key>.json per submission
                                                   (and OUTPUT_DIR/facts.json once the hidden
-                                                  tests are collected: catalogue, isolation)
+                                                  tests are read: catalogue, isolation)
     python -m grader.job --list OUTPUT.json        write the catalogue of hidden tests, run nothing
 
-The job runs only the grader's own code; student code runs in the sandbox workers it starts.
-Its first step is to set up the fork server those workers come from (grader/sandbox/
-forkserver.py); meanwhile it reads its hidden tests (grader/job/suite.py: without even importing
-pytest when pytest's catalogue on record agrees) and then calls them for each submission
-(grader/job/grading.py, grader/job/runner.py). Each result file is written atomically as soon as its
-submission is done, so the parent can report progress and keep every finished result even if
-this job dies later. A job never outlives the grader that started it (see `stop_with_parent`).
+The job runs only the grader's own code; student code runs in the sandbox workers it starts. Its
+first step is to set up the fork server those workers come from (grader/sandbox/ server.py);
+meanwhile it reads its hidden tests (grader/job/suite.py, without pytest) and then calls them
+for each submission (grader/job/grading.py, grader/job/runner.py). Each result file is written
+atomically as soon as its submission is done, so the parent can report progress and keep every
+finished result even if this job dies later. A job never outlives the grader that started it
+(see `stop_with_parent`).
 """
 
 import ctypes
@@ -30,7 +30,7 @@ from grader.sandbox.server import ForkServer
 
 PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 PARENT_POLL_SECONDS = 0.5
-INTERRUPTED = 2  # pytest's own code for a stopped session, which a job's exit kept
+INTERRUPTED = 2  # the exit code of a job stopped by SIGTERM or SIGINT
 
 
 def stop_with_parent() -> None:

@@ -1,7 +1,7 @@
 """The job's run loop: every hidden test, called directly, once per submission, as plain data.
 
-The hidden tests come as HiddenCalls, however they were collected (grader/job/suite.py: read on
-record, or collected by pytest). Each submission gets one sandbox session; its tests run one
+The hidden tests come as HiddenCalls, read from their declarations (grader/job/suite.py). Each
+submission gets one sandbox session; its tests run one
 after another against it, and its result goes to `on_finished` as soon as it is done. Nothing
 here imports pytest: a hidden test is a function that takes the session and its parameters.
 """

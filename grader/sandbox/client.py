@@ -21,6 +21,7 @@ from grader.sandbox.clock import Stopwatch
 from grader.sandbox.inside.picture import json_text
 from grader.sandbox.inside.protocol import (
     READ_BYTES,
+    BatchRequest,
     Hello,
     JobMessage,
     LoadRequest,
@@ -177,7 +178,7 @@ class Worker:
 
     def ask(
         self,
-        message: LoadRequest | RunRequest,
+        message: LoadRequest | RunRequest | BatchRequest,
         stopwatch: Stopwatch,
         on_call: Callable[[ToolCall], ToolAnswer] | None = None,
     ) -> Reply:

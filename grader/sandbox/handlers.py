@@ -6,37 +6,28 @@ descriptions: its tools are stand-ins whose every call comes here, where it is c
 arguments recorded as the worker pictured them at the moment of the call, and answered with
 what the stand-in must do. A submission therefore cannot forge a count or learn what a tool
 would do without calling it.
+
+A batch of scenarios (SubmissionSession.run_batch) hands the recipes to the guard instead,
+which answers and counts each call itself: the recipes are then as private as the channel's
+key, which the guard holds too, and no call waits for a round trip.
 """
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, NotRequired, TypedDict, get_args
+from typing import Any, NotRequired, TypedDict, get_args
 
-from grader.sandbox.inside.kinds import EXCEPTION_KINDS, MAKERS, make_exception
+from grader.sandbox.inside.kinds import EXCEPTION_CLASSES, EXCEPTION_KINDS, MAKERS, make_raised
 from grader.sandbox.inside.picture import type_name
-from grader.sandbox.inside.protocol import Tagged, ToolAnswer, ToolboxFacts, ToolCall
+from grader.sandbox.inside.protocol import (
+    Does,
+    Tagged,
+    ToolAnswer,
+    ToolboxFacts,
+    ToolCall,
+    ToolSpec,
+)
+from grader.sandbox.inside.recipes import answer_call
 
-# What a tool can do; the recipes say which (grader/hidden/probes.py builds them).
-Does = Literal[
-    "return",
-    "raise",
-    "mutate",
-    "mutate_then_raise",
-    "flaky",
-    "return_fixture",
-    "return_arguments",
-]
 DOES: tuple[Does, ...] = get_args(Does)
-
-
-class ToolSpec(TypedDict):
-    """A tool's recipe, as grader/hidden/probes.py builds it: what the tool does, with what."""
-
-    does: Does
-    value: NotRequired[Tagged]  # what it returns: a tagged value, or {"make": a maker, ...}
-    exception: NotRequired[str]  # what it raises: a kind of kinds.EXCEPTION_KINDS
-    message: NotRequired[str]  # what that exception carries
-    fixture: NotRequired[Tagged]  # the object it holds, for return_fixture
-    falsy: NotRequired[bool]  # a callable object whose truth value is False
 
 
 class Scenario(TypedDict):
@@ -47,6 +38,8 @@ class Scenario(TypedDict):
     max_result_bytes: NotRequired[int]  # the budget invoke_tool is given, if any
     repeat: NotRequired[int]  # how many times invoke_tool is called (once by default)
     mutate_value: NotRequired[bool]  # change every envelope's value afterwards
+    received: NotRequired[bool]  # in a batch: picture each call's arguments (ownership's need)
+    outcome_only: NotRequired[bool]  # in a batch: observe the envelope, the raise and the calls
 
 
 class RecipeError(ValueError):
@@ -69,6 +62,8 @@ def check_spec(spec: ToolSpec) -> ToolSpec:
     maker = value.get("make") if type(value) is dict else None
     if maker is not None and maker not in MAKERS:
         raise RecipeError(f"a value made by {maker!r}, which kinds.py cannot make")
+    if ("args" in spec or "attributes" in spec) and kind not in EXCEPTION_CLASSES:
+        raise RecipeError(f"arguments for an exception of kind {kind!r}, which has none of its own")
     return spec
 
 
@@ -85,18 +80,9 @@ class ToolRecord:
         """Count a call with these tagged arguments; return what the stand-in must do."""
         self.calls += 1
         self.received.append(arguments)
-        does = self.spec["does"]
-        answer: ToolAnswer = {"mutate": does in ("mutate", "mutate_then_raise")}
-        if does in ("raise", "mutate_then_raise") or (does == "flaky" and self.calls == 1):
-            kind, message = self.spec["exception"], self.spec.get("message", "")
-            self.raised.append(type_name(type(make_exception(kind, message))))
-            answer["raise"] = {"kind": kind, "message": message}
-        elif does == "return_fixture":
-            answer["gives_back"] = "fixture"
-        elif does == "return_arguments":
-            answer["gives_back"] = "arguments"
-        else:
-            answer["return"] = self.spec.get("value")  # None's picture is None
+        answer = answer_call(self.spec, self.calls)
+        if "raise" in answer:
+            self.raised.append(type_name(type(make_raised(answer["raise"]))))
         return answer
 
 

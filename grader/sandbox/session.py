@@ -7,9 +7,10 @@ Time is charged as `grader.sandbox.clock` says: the student's own processor time
 code computes, wall time while it waits.
 """
 
+import contextlib
 import math
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Literal, overload
 
 from grader.model import CodeUnit, Limits
@@ -18,6 +19,7 @@ from grader.sandbox.clock import WALL_FACTOR, Stopwatch
 from grader.sandbox.handlers import Scenario, Toolbox
 from grader.sandbox.inside.picture import json_text, untag
 from grader.sandbox.inside.protocol import (
+    BatchRequest,
     CheckReply,
     CodeUnitMessage,
     LoadRequest,
@@ -129,6 +131,8 @@ class SubmissionSession:
         # scenario_key of a scenario -> its Observation, for this submission only
         self.observed: dict[ScenarioKey, Observation] = {}
         self.asked: set[ScenarioKey] = set()  # the scenarios the current test asked
+        # What the submission's tests work out once and share, by name (a batch's readings).
+        self.memo: dict[str, object] = {}
 
     def start(self) -> Worker:
         """Start a worker and load the code; raise LoadFailure or a SandboxProblem if it fails.
@@ -201,25 +205,54 @@ class SubmissionSession:
         asked, self.asked = self.asked, set()
         return asked
 
+    @contextlib.contextmanager
+    def batch(self, scenarios: Sequence[Scenario]) -> Iterator[list[Observation]]:
+        """Run many scenarios as `run_batch` does, holding their observations only meanwhile.
+
+        What the replies cost the submission's allowance is given back when the block ends: a
+        caller that judges a batch and keeps only its verdicts holds one batch at a time.
+        """
+        before = self.allowance.held_left
+        observations = self.run_batch(scenarios)
+        held = before - self.allowance.held_left
+        try:
+            yield observations
+        finally:
+            observations.clear()
+            self.allowance.held_left += held
+
+    def run_batch(self, scenarios: Sequence[Scenario]) -> list[Observation]:
+        """Run many scenarios in one request; return their Observations, in the same order.
+
+        The worker answers their tool calls itself from the recipes (grader/sandbox/handlers.py
+        says why that is safe), so a scenario costs no round trip. Nothing is cached: the
+        caller keeps what it needs. A scenario that hangs or crashes the worker ends the whole
+        batch with the SandboxProblem, as it would end a test.
+        """
+        if not scenarios:
+            return []
+        self.allowance.check()
+        worker = self.worker if self.worker is not None else self.start()
+        runs = [
+            _run_message(scenario, Toolbox(scenario["tools"]), batched=True)
+            for scenario in scenarios
+        ]
+        reply = self._ask(worker, {"op": "batch", "scenarios": runs})
+        self._check_output(worker)
+        if "observations" not in reply or len(reply["observations"]) != len(scenarios):
+            self.stop()
+            raise SandboxProblem(str(reply.get("error", "the worker gave no observations")))
+        observations = [Observation(data) for data in reply["observations"]]
+        forbidden = next((o.data["forbidden"] for o in observations if o.data["forbidden"]), None)
+        if forbidden:
+            raise SandboxForbidden("the code used " + ", ".join(forbidden))
+        return observations
+
     def _run(self, scenario: Scenario, key: ScenarioKey) -> Observation:
         worker = self.worker if self.worker is not None else self.start()
         toolbox = Toolbox(scenario["tools"])
-        message: RunRequest = {
-            "op": "run",
-            "request": scenario["request"],
-            "tools": list(scenario["tools"]),
-            "falsy": [name for name, spec in scenario["tools"].items() if spec.get("falsy")],
-            "fixtures": toolbox.fixtures(),
-            "repeat": scenario.get("repeat", 1),
-            "mutate_value": bool(scenario.get("mutate_value")),
-        }
-        if "max_result_bytes" in scenario:
-            message["max_result_bytes"] = scenario["max_result_bytes"]
-        reply = self._ask(worker, message, toolbox)
-        if worker.output_full():
-            # Every later print would fail, so this worker can no longer be judged fairly.
-            self.stop()
-            raise OutputLimit("the code printed more output than the limit allows")
+        reply = self._ask(worker, _run_message(scenario, toolbox), toolbox)
+        self._check_output(worker)
         if "observation" not in reply:
             self.stop()
             raise SandboxProblem(str(reply.get("error", "the worker gave no observation")))
@@ -228,9 +261,20 @@ class SubmissionSession:
             raise SandboxForbidden("the code used " + ", ".join(observation["forbidden"]))
         return Observation({**observation, **toolbox.facts()}, key)
 
+    def _check_output(self, worker: Worker) -> None:
+        if worker.output_full():
+            # Every later print would fail, so this worker can no longer be judged fairly.
+            self.stop()
+            raise OutputLimit("the code printed more output than the limit allows")
+
     def _ask(
-        self, worker: Worker, message: LoadRequest | RunRequest, toolbox: Toolbox | None = None
+        self,
+        worker: Worker,
+        message: LoadRequest | RunRequest | BatchRequest,
+        toolbox: Toolbox | None = None,
     ) -> Reply:
+        # A batch has one test's time (its scenarios take a fraction of a millisecond each): the
+        # caller runs the scenarios of one that times out alone, each with a test's time.
         allowance = min(self.limits.test_timeout, self.limits.timeout - self.spent)
         stopwatch = Stopwatch(allowance, worker.cpu_meter(), self.wall_end)
         on_call = None if toolbox is None else _answering(toolbox, self.allowance)
@@ -317,6 +361,28 @@ def _capped(text: object) -> str:
 
 
 NOTE_LIMIT = 2000  # characters of one load note or reason the grader keeps
+
+
+def _run_message(scenario: Scenario, toolbox: Toolbox, batched: bool = False) -> RunRequest:
+    """Return the worker's request for one scenario; in a batch, with its tools' recipes."""
+    tools = scenario["tools"]
+    message: RunRequest = {
+        "op": "run",
+        "request": scenario["request"],
+        "tools": list(tools),
+        "falsy": [name for name, spec in tools.items() if spec.get("falsy")],
+        "fixtures": toolbox.fixtures(),
+        "repeat": scenario.get("repeat", 1),
+        "mutate_value": bool(scenario.get("mutate_value")),
+    }
+    if "max_result_bytes" in scenario:
+        message["max_result_bytes"] = scenario["max_result_bytes"]
+    if batched:
+        message["specs"] = tools
+        message["received"] = bool(scenario.get("received"))
+        if scenario.get("outcome_only"):
+            message["facts"] = "outcome"
+    return message
 
 
 def _answering(toolbox: Toolbox, allowance: Allowance) -> Callable[[ToolCall], ToolAnswer]:

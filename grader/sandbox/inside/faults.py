@@ -67,6 +67,69 @@ class Unprintable:
         raise RuntimeError("repr() of this argument fails on purpose")
 
 
+class UnhashableClass(type):
+    """A metaclass with an `__eq__` and so no hash: its classes cannot be dict keys or set items."""
+
+    def __eq__(cls, other: object) -> bool:
+        return cls is other
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class UnhashableInputError(InvalidInputError, metaclass=UnhashableClass):
+    """A course subclass whose class is unhashable: a table keyed by class cannot look it up."""
+
+
+class UnhashableFaultError(Exception, metaclass=UnhashableClass):
+    """A plain tool bug whose class is unhashable."""
+
+
+class EqualToAll(type):
+    """A metaclass whose classes claim to equal any class: `==` and `in` on classes believe it."""
+
+    def __eq__(cls, other: object) -> bool:
+        return True
+
+    __hash__ = type.__hash__
+
+
+class ClaimsEveryClassError(Exception, metaclass=EqualToAll):
+    """A plain tool bug whose class claims to be every class (tool_failed all the same)."""
+
+
+class InterruptedInputError(InvalidInputError, KeyboardInterrupt):
+    """Both an Exception (a course class) and a KeyboardInterrupt: an Exception, so a code."""
+
+
+class ExitingMissingError(SystemExit, NotFoundError):
+    """Both a SystemExit and a course class, SystemExit first: an Exception, so a code."""
+
+
+class StoppedFaultError(GeneratorExit, Exception):
+    """Both a GeneratorExit and a plain Exception: an Exception, so tool_failed."""
+
+
+class DeepMissingError(QuietMissingError):
+    """A course class two subclasses down."""
+
+
+class BrokenTextError(Exception):
+    """An exception whose own str() and repr() raise."""
+
+    def __str__(self) -> str:
+        raise RuntimeError("str() of this exception fails on purpose")
+
+    def __repr__(self) -> str:
+        raise RuntimeError("repr() of this exception fails on purpose")
+
+
+class BrokenTextDeniedError(PermissionDeniedError):
+    """A course subclass whose own str() and repr() raise."""
+
+    __str__ = BrokenTextError.__str__
+    __repr__ = BrokenTextError.__repr__
+
+
 class HiddenStop(BaseException):
     """A BaseException that is not an Exception, defined by a tool."""
 

@@ -26,11 +26,13 @@ import types
 from typing import TYPE_CHECKING, Any
 
 from grader.sandbox.inside import seal
+from grader.sandbox.inside.batch import Batch, answer_locally
 from grader.sandbox.inside.channel import MEMORY_REPLY, REPLY_FD, REQUEST_FD, Channel
-from grader.sandbox.inside.kinds import build, make_exception, mutate_deeply
+from grader.sandbox.inside.kinds import build, make_raised, mutate_deeply
 from grader.sandbox.inside.picture import tag, type_name
 from grader.sandbox.inside.report import (
     Records,
+    close_coroutines,
     describe,
     exception_state,
     note_return,
@@ -52,6 +54,7 @@ from grader.sandbox.inside.rules import (
 
 if TYPE_CHECKING:
     from grader.sandbox.inside.protocol import (
+        BatchRequest,
         CheckReply,
         Hello,
         LoadRequest,
@@ -90,6 +93,7 @@ class Guard:
         # The running scenario's, from the loop's `next` event to its `end`: the loop sends its
         # events in that order, and the handlers of those between assert as much for mypy.
         self.records: Records | None = None
+        self.batch: Batch | None = None  # the BatchRequest being run, if any
         self.forbidden: list[str] = []
 
     def hook(self, event: str, args: tuple[Any, ...]) -> None:
@@ -201,14 +205,14 @@ class Guard:
                 return self.forbid(args[0] if type(args[0]) is str else "this")
             if event not in LOOP_EVENTS or not self.from_loop(caller):
                 return self.forbid("sending the grader's own events")
-            if event in CHECKPOINTS and not self.loop_intact():
+            if event in CHECKPOINTS and not self.batch_continues() and not self.loop_intact():
                 self.forbid("changing the grader's own code")
             getattr(self, event[7:])(*args)
         except MemoryError:
-            self.records = None
+            self.records = self.batch = None
             self.channel.send_text(MEMORY_REPLY)
         except BaseException as error:  # the guard must always answer
-            self.records = None
+            self.records = self.batch = None
             self.channel.send({"error": f"the worker failed: {type_name(type(error))}"})
         return None
 
@@ -219,6 +223,10 @@ class Guard:
             self.loop_globals = snapshot(caller.f_globals)
         return caller is self.loop_frame
 
+    def batch_continues(self) -> bool:
+        """Say whether a batch has scenarios left: the loop is checked before its one reply."""
+        return self.batch is not None and bool(self.batch.waiting)
+
     def loop_intact(self) -> bool:
         """Say whether the loop's module and its built-ins are as they were before student code."""
         assert self.loop_frame is not None and self.loop_globals is not None  # from_loop took them
@@ -226,14 +234,17 @@ class Guard:
 
     def next(self, box: list[Any], *_rest: object) -> None:
         """Give the loop its next piece of work (None when the trusted side has finished)."""
-        message: LoadRequest | RunRequest | None
-        while (message := self.channel.receive()) is not None:
+        message: LoadRequest | RunRequest | BatchRequest | None
+        while (message := self.next_message()) is not None:
             if message["op"] == "load":
                 units = [types.SimpleNamespace(**unit) for unit in message["units"]]
                 box[0] = {"op": "load", "units": units, "check": bool(message.get("check"))}
                 return
             if not self.ready:
                 self.channel.send({"error": "no submission is loaded"})
+                continue
+            if message["op"] == "batch":
+                self.batch = Batch(message["scenarios"])
                 continue
             self.records = Records(message["request"], message)
             self.records.fixtures = {
@@ -252,6 +263,17 @@ class Guard:
             }
             return
         box[0] = None
+
+    def next_message(self) -> LoadRequest | RunRequest | BatchRequest | None:
+        """Return the batch's next scenario, or else the trusted side's next request."""
+        if self.batch is not None:
+            scenario = self.batch.take()
+            if scenario is not None:
+                return scenario
+            self.channel.send({"observations": self.batch.observations})  # an empty batch
+            self.batch = None
+        message: LoadRequest | RunRequest | BatchRequest | None = self.channel.receive()
+        return message
 
     def loaded(self, _box: None, outcome: Any, invoke_tool: object) -> None:
         """Tell the trusted side whether the submission loaded and defined invoke_tool."""
@@ -329,14 +351,29 @@ class Guard:
         records, self.records = self.records, None
         assert records is not None
         box[1] = [records, records.released]
+        close_coroutines(records)
         if records.observation is None:
             self.describe_late(records)
         if records.observation == MEMORY_REPLY:
+            self.batch = None
             self.channel.send_text(MEMORY_REPLY)
             return
         assert type(records.observation) is dict  # described, by describe_late if not before
         observation: WorkerFacts = {**records.observation, "forbidden": list(self.forbidden)}
-        self.channel.send({"observation": observation})
+        if self.batch is None:
+            self.channel.send({"observation": observation})
+            return
+        self.batch.observations.append(
+            {
+                **observation,
+                "calls": records.calls,
+                "received": records.received,
+                "handler_raised": records.raised_types,
+            }
+        )
+        if not self.batch.waiting:
+            self.channel.send({"observations": self.batch.observations})
+            self.batch = None
 
     def describe_late(self, records: Records) -> None:
         """Describe a scenario `invoke_tool` was never called in (a `repeat` of 0)."""
@@ -349,24 +386,32 @@ class Guard:
     def call(self, box: Any, name: object) -> BaseException | None:
         """Ask the trusted side what the tool does, do it, and leave the result in `box`."""
         records = self.records
-        if type(box) is not list or len(box) != 2:
+        if type(box) is not list or len(box) != 3:
             return self.forbid("calling a tool that way")
         if records is None or type(name) is not str or name not in records.stubs:
             return self.forbid("calling a tool outside the test that gave it")
         arguments = box[0]
-        if not records.arguments_shared:
+        if not records.arguments_shared and not records.outcome_only:
             records.arguments_shared = shares_with_request(records, arguments)
-        # When it began to wait: the trusted side does not charge the student for its answer.
-        self.channel.send({"call": name, "arguments": tag(arguments), "at": _monotonic()})
-        answer: ToolAnswer | None = self.channel.receive()
-        if answer is None:
-            os._exit(0)  # the trusted side has gone: nothing is left to report to
+        specs = records.options.get("specs")
+        answer: ToolAnswer | None
+        if specs is not None:
+            answer = answer_locally(records, specs, name, arguments)
+        else:
+            # When it began to wait: the trusted side does not charge the student for its answer.
+            self.channel.send({"call": name, "arguments": tag(arguments), "at": _monotonic()})
+            answer = self.channel.receive()
+            if answer is None:
+                os._exit(0)  # the trusted side has gone: nothing is left to report to
         released: list[object] = []
         box[1] = released
         if answer.get("mutate"):
             mutate_deeply(arguments, released)
         if "raise" in answer:
-            error = make_exception(answer["raise"]["kind"], answer["raise"]["message"])
+            error = make_raised(answer["raise"])
+            box[2] = answer["raise"].get("depth", 0)  # how deep the stand-in raises it
+            if specs is not None:
+                records.raised_types.append(type_name(type(error)))
             records.thrown.append(error)
             records.thrown_states.append(exception_state(error))
             return error

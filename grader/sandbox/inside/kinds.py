@@ -6,6 +6,7 @@ objects through exact built-in methods, so no student code runs while they do.
 
 from __future__ import annotations
 
+import asyncio
 import builtins
 import collections
 import decimal
@@ -13,10 +14,16 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from grader.sandbox.inside.faults import (
     AmbiguousError,
+    BrokenTextDeniedError,
+    BrokenTextError,
+    ClaimsEveryClassError,
+    DeepMissingError,
     DeniedPermissionError,
+    ExitingMissingError,
     HiddenFaultError,
     HiddenStop,
     InputValueError,
+    InterruptedInputError,
     InvalidInputError,
     Items,
     Level,
@@ -29,15 +36,18 @@ from grader.sandbox.inside.faults import (
     QuietInputError,
     QuietMissingError,
     Ratio,
+    StoppedFaultError,
     Text,
     Thing,
+    UnhashableFaultError,
+    UnhashableInputError,
     Unprintable,
     ValueInputError,
 )
 from grader.sandbox.inside.picture import untag
 
 if TYPE_CHECKING:
-    from grader.sandbox.inside.protocol import Tagged
+    from grader.sandbox.inside.protocol import Raising, Tagged
 
 # Private built-ins: see grader/sandbox/inside/picture.py.
 __builtins__ = dict(vars(builtins))  # type: ignore[assignment]
@@ -97,6 +107,29 @@ EXCEPTION_CLASSES: dict[str, type[BaseException]] = {
     "system_exit": SystemExit,
     "generator_exit": GeneratorExit,
     "custom_base": HiddenStop,
+    # The generated scenarios' class zoo (grader/hidden/generated/): classes no table keyed by
+    # class can hold, classes that are Exceptions and BaseException kinds at once, deep
+    # subclasses, and classes whose own str() and repr() raise.
+    "unhashable_invalid_input": UnhashableInputError,
+    "unhashable_fault": UnhashableFaultError,
+    "claims_every_class": ClaimsEveryClassError,
+    "cancelled_error": asyncio.CancelledError,  # a BaseException, not an Exception
+    "interrupted_invalid_input": InterruptedInputError,
+    "exiting_not_found": ExitingMissingError,
+    "stopped_fault": StoppedFaultError,
+    "deep_not_found": DeepMissingError,
+    "broken_text_fault": BrokenTextError,
+    "broken_text_permission_denied": BrokenTextDeniedError,
+    "child_process_error": ChildProcessError,
+    "is_a_directory": IsADirectoryError,
+    "floating_point_error": FloatingPointError,
+    "import_error": ImportError,
+    "name_error": NameError,
+    "broken_pipe": BrokenPipeError,
+    "arithmetic_error": ArithmeticError,
+    "buffer_error": BufferError,
+    "eof_error": EOFError,
+    "stop_async_iteration": StopAsyncIteration,
 }
 
 
@@ -106,9 +139,25 @@ MAKERS = frozenset(
         *("deep_list", "list_cycle", "dict_cycle", "shared_list", "exception"),
         *("str_subclass_key", "str_subclass_top", "int_enum", "list_subclass", "str_subclass"),
         *("float_subclass", "ordered_dict", "default_dict", "decimal", "object"),
-        *("bytes", "bytearray", "complex"),
+        *("bytes", "bytearray", "complex", "coroutine", "placed", "long_text"),
     )
 )
+
+
+def make_raised(raising: Raising) -> BaseException:
+    """Return the exception a tool's answer describes: a kind, with its message or its own args.
+
+    With "args", a kind of EXCEPTION_CLASSES is made with exactly those arguments (none: a
+    class raised bare), and "attributes" are set on it (an errno, a retry_after, a code).
+    """
+    kind = raising["kind"]
+    if "args" not in raising and "attributes" not in raising:
+        return make_exception(kind, raising["message"])
+    arguments = [untag(argument) for argument in raising.get("args", [raising["message"]])]
+    error = _instance(EXCEPTION_CLASSES[kind], *arguments)
+    for name, value in raising.get("attributes", {}).items():
+        _SET_ATTRIBUTE(error, name, untag(value))
+    return error
 
 
 def make_exception(kind: str, message: str) -> BaseException:
@@ -144,6 +193,8 @@ _WRAPPED: dict[str, tuple[type[BaseException], str]] = {
     "caused_by_course": (ValueError, "cause"),
     "course_caused_by_other": (PermissionDeniedError, "cause"),
     "context_of_course": (KeyError, "context"),
+    "caused_by_connection": (RuntimeError, "connection cause"),
+    "timeout_in_context": (ValueError, "timeout context"),
     "notes_spell_a_code": (RuntimeError, "notes"),
     "course_notes_spell_a_code": (InvalidInputError, "notes"),
 }
@@ -168,6 +219,10 @@ def _with_clue(error: BaseException, clue: str) -> BaseException:
         _SET_CAUSE(error, _instance(NotFoundError, "the record was not found"))
     elif clue == "context":
         _SET_CONTEXT(error, _instance(InvalidInputError, "invalid_input"))
+    elif clue == "connection cause":  # what a retry loop looks at to call a failure temporary
+        _SET_CAUSE(error, _instance(ConnectionError, "connection reset"))
+    elif clue == "timeout context":
+        _SET_CONTEXT(error, _instance(TimeoutError, "timed out"))
     else:
         for note in ("not_found", "code: permission_denied", "error=not_found", "[unknown_tool]"):
             BaseException.add_note(error, note)
@@ -191,7 +246,7 @@ def build(recipe: Tagged) -> object:
     """Return a new value from a recipe: a picture, or a named maker for what JSON lacks."""
     maker = recipe.get("make") if type(recipe) is dict else None
     if maker is None:
-        return untag(recipe)
+        return untag(recipe, hashing=True)  # the trusted side's own picture: real sets and keys
     if maker == "deep_list":
         value: list[Any] = []
         for _ in range(recipe["depth"] - 1):
@@ -214,7 +269,39 @@ def build(recipe: Tagged) -> object:
         return str.__new__(Text, "text")
     if maker == "exception":
         return {"error": _instance(HiddenFaultError, recipe.get("message", ""))}
+    if maker == "placed":
+        return _placed(recipe)
+    if maker == "long_text":  # a text of a mebibyte or more, without a mebibyte of recipe
+        text = str.__mul__(recipe["text"], recipe["count"])
+        return [text] if recipe.get("in_list") else text
     return {"data": [_foreign(maker)]}
+
+
+def _placed(recipe: dict[str, Any]) -> object:
+    """Return a picture's value with one foreign object put where the recipe says.
+
+    "at" is a path of list indexes and dict keys to a list or dict of the value; the object
+    (made by the maker named in "item") goes in that list at the path's last index, or in that
+    dict under its last key. The generated scenarios hide values this way anywhere in a tree.
+    """
+    item = _foreign(recipe["item"])
+    if not recipe["at"]:
+        return item  # the value itself
+    value = untag(recipe["value"], hashing=True)
+    *path, last = recipe["at"]
+    node: Any = value
+    for step in path:
+        node = node[step]
+    if type(node) is list:
+        list.insert(node, last, item)
+    else:
+        dict.__setitem__(node, last, item)
+    return value
+
+
+async def _pending() -> int:
+    """A coroutine function of the guard's own: its coroutine is a value outside the vocabulary."""
+    return 1
 
 
 def _foreign(maker: str) -> object:
@@ -237,6 +324,8 @@ def _foreign(maker: str) -> object:
         return _DECIMAL("1.5")
     if maker == "object":
         return _instance(Thing)
+    if maker == "coroutine":
+        return _pending()  # closed by the guard when its scenario ends (report.close_coroutines)
     simple = {"bytes": b"bytes", "bytearray": bytearray(b"bytes"), "complex": 1 + 2j}
     return simple[maker]  # the trusted side names only makers of MAKERS (handlers.check_spec)
 

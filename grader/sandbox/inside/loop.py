@@ -101,13 +101,14 @@ def tool(name: str, audit: Callable[..., None], falsy: bool = False) -> Tool:
     """
 
     def call(arguments: object) -> object:
-        box: list[object] = [arguments, None]  # the guard puts the result in it
+        box: list[object] = [arguments, None, 0]  # the guard puts the result in it
         try:
             audit("grader.call", box, name)
         except BaseException as error:  # the tool's exception, raised for it by the guard
-            box = None
-            # Without the guard's frames: the student's traceback starts at this call.
-            raise _STRIP(error, None)  # noqa: B904 - the same exception, not a new one
+            depth, box = box[2], None
+            # Without the guard's frames: the student's traceback starts at this call, and
+            # goes as deep as the tool says its error was raised.
+            raise_at_depth(_STRIP(error, None), depth if type(depth) is int else 0)
         result, answered, box = box[0], box[1] is not None, None
         if not answered:  # the guard could not take the call (say, deep in recursion)
             raise RuntimeError("The tool could not be called here.")
@@ -115,6 +116,13 @@ def tool(name: str, audit: Callable[..., None], falsy: bool = False) -> Tool:
 
     call.__name__ = call.__qualname__ = name
     return FalsyTool(call) if falsy else call
+
+
+def raise_at_depth(error: BaseException, depth: int) -> None:
+    """Raise `error` from `depth` frames further down, as a tool's deep helper would."""
+    if depth > 0:
+        raise_at_depth(error, depth - 1)
+    raise error
 
 
 class FalsyTool:

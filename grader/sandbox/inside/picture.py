@@ -15,6 +15,8 @@ as the plain JSON they are, which keeps the messages short and cheap to read and
     {"t": "other", "type": "IntEnum name", "base": "int" or null, "v": picture or null}
     {"t": "deep"} | {"t": "many"}   the value was deeper or larger than a picture may be
     {"t": "cut", "v": "first characters", "size": n}   a string too long to carry whole
+    {"t": "str", "v": [code point, ...]}    a str holding a high surrogate then a low one, which
+                                            JSON readers would join into one character
     {"t": "same", "v": k}           the same text as the k-th long string of this picture
 
 Every JSON object is a tagged node, so nothing a student's dict holds can be read as a tag. JSON
@@ -33,6 +35,7 @@ Taking the picture never calls the object's own methods (no `__repr__`, `__iter_
 from __future__ import annotations
 
 import builtins
+import re
 from _json import encode_basestring_ascii, make_encoder
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -49,6 +52,8 @@ MAX_DEPTH = 120
 MAX_NODES = 20_000
 MAX_STR = 200_000
 SHARED_TEXT = 1024
+# Two code units JSON text would read back as one character (the pair's astral character).
+_SURROGATE_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]").search
 # Ints this small travel as JSON numbers; larger ones in hex, which no digit limit refuses.
 PLAIN_INT = 1 << 63
 
@@ -183,6 +188,8 @@ class _Tagger:
 
     def text(self, value: Any) -> Tagged:
         text = str.__str__(value)
+        if not text.isascii() and _SURROGATE_PAIR(text) is not None:
+            return {"t": "str", "v": [ord(character) for character in text[:MAX_STR]]}
         if len(text) > MAX_STR:
             return {"t": "cut", "v": text[:MAX_STR], "size": len(text)}
         if len(text) >= SHARED_TEXT:
@@ -217,9 +224,14 @@ class _Tagger:
         return picture
 
 
-def untag(picture: Tagged) -> Any:
-    """Rebuild the value a picture describes, with the exact built-in types it names."""
-    return _Untagger().untag(picture)
+def untag(picture: Tagged, hashing: bool = False) -> Any:
+    """Rebuild the value a picture describes, with the exact built-in types it names.
+
+    A set, or a dict with a key that is not text, comes back as an Unhashed stand-in: its keys
+    may be a student's. With `hashing`, for a picture the trusted side made itself (a tool's
+    value), they come back as the real set or dict, whose keys run no student code.
+    """
+    return _Untagger(hashing).untag(picture)
 
 
 def _refuse(value: object) -> None:
@@ -262,8 +274,9 @@ def _text_key(key: object) -> bool:
 class _Untagger:
     """Rebuild one picture, keeping its long texts in order for the "same" nodes."""
 
-    def __init__(self) -> None:
+    def __init__(self, hashing: bool = False) -> None:
         self.texts: list[str] = []
+        self.hashing = hashing
 
     def untag(self, picture: Tagged) -> Any:
         kind = type(picture)
@@ -288,10 +301,13 @@ class _Untagger:
         if kind == "tuple":
             return tuple(self.untag(item) for item in tagged["v"])
         if kind in ("set", "frozenset"):
-            return Unhashed(kind, tuple(self.untag(item) for item in tagged["v"]))
+            items = tuple(self.untag(item) for item in tagged["v"])
+            if self.hashing:
+                return set(items) if kind == "set" else frozenset(items)
+            return Unhashed(kind, items)
         if kind == "dict":
             pairs = [(self.untag(key), self.untag(item)) for key, item in tagged["v"]]
-            if all(_text_key(key) for key, _ in pairs):
+            if self.hashing or all(_text_key(key) for key, _ in pairs):
                 return dict(pairs)
             return Unhashed("dict", tuple(pairs))
         if kind == "other":
@@ -299,4 +315,6 @@ class _Untagger:
             return Opaque(tagged["type"], tagged["base"], content)
         if kind == "cut":
             return Limit("cut", tagged["v"])
+        if kind == "str":
+            return "".join(map(chr, tagged["v"]))
         return Limit(kind)

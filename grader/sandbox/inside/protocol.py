@@ -6,9 +6,10 @@ gets back travel as tagged pictures (grader/sandbox/inside/picture.py). The trus
 read these declarations, so a field is named and typed in one place.
 
     job → worker   Hello, then LoadRequest, then a RunRequest per scenario, and a ToolAnswer
-                   to each ToolCall
+                   to each ToolCall; or a BatchRequest of many scenarios at once
     worker → job   LoadReply, a ToolCall per call of a tool, then an ObservationReply per
-                   scenario (or an ErrorReply, or MEMORY_REPLY of channel.py)
+                   scenario, or one BatchReply per batch (or an ErrorReply, or MEMORY_REPLY of
+                   channel.py)
 
 A worker asked to load with `check` set runs the course's visible checks instead of waiting
 for scenarios, and answers with a CheckReply (Gradescope shows them as its visible tests).
@@ -54,6 +55,32 @@ class LoadRequest(TypedDict):
     check: NotRequired[bool]  # run the visible checks on the loaded code, then stop
 
 
+# What a tool can do (grader/sandbox/inside/recipes.py reads it; grader/hidden/probes.py builds it).
+Does = Literal[
+    "return",
+    "raise",
+    "mutate",
+    "mutate_then_raise",
+    "flaky",
+    "return_fixture",
+    "return_arguments",
+]
+
+
+class ToolSpec(TypedDict):
+    """A tool's recipe: what the tool does, with what."""
+
+    does: Does
+    value: NotRequired[Tagged]  # what it returns: a tagged value, or {"make": a maker, ...}
+    exception: NotRequired[str]  # what it raises: a kind of kinds.EXCEPTION_KINDS
+    message: NotRequired[str]  # what that exception carries
+    args: NotRequired[list[Tagged]]  # or, for a kind of kinds.EXCEPTION_CLASSES, its arguments
+    attributes: NotRequired[dict[str, Tagged]]  # set on that exception once made
+    depth: NotRequired[int]  # raised that many frames below the call, as from a deep helper
+    fixture: NotRequired[Tagged]  # the object it holds, for return_fixture
+    falsy: NotRequired[bool]  # a callable object whose truth value is False
+
+
 class RunRequest(TypedDict):
     """One scenario: a request for invoke_tool and the names of the tools it is given."""
 
@@ -65,6 +92,22 @@ class RunRequest(TypedDict):
     repeat: int  # how many times invoke_tool is called
     mutate_value: bool  # change every envelope's value afterwards, to see what it shares
     max_result_bytes: NotRequired[int]
+    # Only in a batch: the tools' recipes, which the guard then answers itself, and whether
+    # to picture the arguments each call was given (only ownership's scenarios need them).
+    specs: NotRequired[dict[str, ToolSpec]]
+    received: NotRequired[bool]
+    facts: NotRequired[Literal["outcome"]]  # observe only the outcome (ScenarioFacts says which)
+
+
+class BatchRequest(TypedDict):
+    """Many scenarios at once, run in order in one worker, answered by one BatchReply.
+
+    Each carries its tools' recipes, so no tool call waits for the trusted side: the guard
+    counts the calls and reports them in the reply. Scenarios that call no tool cost no more.
+    """
+
+    op: Literal["batch"]
+    scenarios: list[RunRequest]
 
 
 # The worker's messages are final: a reply holds no key but its own, so which one it is shows
@@ -89,6 +132,9 @@ class ToolCall(TypedDict):
 class Raising(TypedDict):
     kind: str  # an exception kind of grader.sandbox.inside.kinds.EXCEPTION_KINDS
     message: str
+    args: NotRequired[list[Tagged]]  # its arguments instead of the message ([] for none)
+    attributes: NotRequired[dict[str, Tagged]]  # set on it once made
+    depth: NotRequired[int]  # frames below the tool's call it is raised from
 
 
 # The answer to a ToolCall ("raise" and "return" are keywords, so the functional form).
@@ -113,18 +159,23 @@ class RaisedFact(TypedDict):
 
 
 class ScenarioFacts(TypedDict):
-    """What only the scenario's objects could show, measured as invoke_tool returned."""
+    """What only the scenario's objects could show, measured as invoke_tool returned.
+
+    A scenario that asks only for its outcome (RunRequest "facts") gets the first five; the
+    walks of the request and of the values behind the others are left out, and so are they.
+    """
 
     envelopes: list[Tagged]
     raised: RaisedFact | None
-    request_after: Tagged
-    request_changed: bool
     tools_changed: bool
     reused_object: bool  # an envelope is the request, its arguments or the tools dict
     same_envelope: bool  # two calls returned the very same envelope
-    value_shared: bool  # a value shares a list or dict with the request or a tool's data
-    value_reused: bool  # two calls' values share a list or dict
-    arguments_shared: bool  # a tool was given an object the request holds or held
+    holds_exception: NotRequired[bool]  # an envelope object keeps a tool's exception
+    request_after: NotRequired[Tagged]
+    request_changed: NotRequired[bool]
+    value_shared: NotRequired[bool]  # a value shares a list or dict with the request or a tool's
+    value_reused: NotRequired[bool]  # two calls' values share a list or dict
+    arguments_shared: NotRequired[bool]  # a tool was given an object the request holds or held
     fixtures_after: NotRequired[dict[str, Tagged]]  # with mutate_value
     request_after_mutation: NotRequired[Tagged]  # with mutate_value
 
@@ -138,6 +189,26 @@ class WorkerFacts(ScenarioFacts):
 @final
 class ObservationReply(TypedDict):
     observation: WorkerFacts
+
+
+class ToolboxFacts(TypedDict):
+    """What the trusted side itself knows of a scenario: calls, arguments, what was raised.
+
+    In a batch the guard answers the calls, so it counts them and sends these facts itself.
+    """
+
+    calls: dict[str, int]
+    received: dict[str, list[Tagged]]
+    handler_raised: list[str]
+
+
+class ObservationData(WorkerFacts, ToolboxFacts):
+    """A whole observation, as the hidden tests read it: the worker's facts and the toolbox's."""
+
+
+@final
+class BatchReply(TypedDict):
+    observations: list[ObservationData]  # one per scenario, in the order they were sent
 
 
 @final
@@ -154,18 +225,6 @@ class CheckReply(TypedDict):
     forbidden: list[str]
 
 
-JobMessage = Hello | LoadRequest | RunRequest | ToolAnswer  # everything the job writes
-Reply = LoadReply | ObservationReply | CheckReply | ErrorReply  # what ends a request
+JobMessage = Hello | LoadRequest | RunRequest | BatchRequest | ToolAnswer  # what the job writes
+Reply = LoadReply | ObservationReply | BatchReply | CheckReply | ErrorReply  # what ends a request
 WorkerMessage = Reply | ToolCall  # everything the worker writes (MEMORY_REPLY aside)
-
-
-class ToolboxFacts(TypedDict):
-    """What the trusted side itself knows of a scenario: calls, arguments, what was raised."""
-
-    calls: dict[str, int]
-    received: dict[str, list[Tagged]]
-    handler_raised: list[str]
-
-
-class ObservationData(WorkerFacts, ToolboxFacts):
-    """A whole observation, as the hidden tests read it: the worker's facts and the toolbox's."""

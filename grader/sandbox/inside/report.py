@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import builtins
 import sys
+import types
 from typing import TYPE_CHECKING, Any
 
 from grader.sandbox.inside.kinds import mutate_deeply
@@ -23,6 +24,11 @@ if TYPE_CHECKING:
 __builtins__ = dict(vars(builtins))  # type: ignore[assignment]
 
 _SEQUENCES = (list, tuple, set, frozenset)
+_COROUTINE = types.CoroutineType
+_GETSET = types.GetSetDescriptorType
+_MRO = type.__dict__["__mro__"].__get__
+_CLASS_DICT = type.__dict__["__dict__"].__get__
+_PROXY_GET = types.MappingProxyType.get
 # An object's identity, like id() but without id()'s audit event, which the guard's hook would
 # see once per node walked (most of a walk's time). CPython hashes a plain object by rotating
 # its address by four bits: one-to-one, and as long-lived as the object, which a walk keeps.
@@ -37,10 +43,12 @@ class Records:
 
     def __init__(self, request: object, options: RunRequest) -> None:
         self.request = request
-        self.request_before = tag(request)
+        # Only the outcome: none of the walks below, which cost most of a small scenario's time.
+        self.outcome_only = options.get("facts") == "outcome"
+        self.request_before = None if self.outcome_only else tag(request)
         # The request's lists and dicts as handed in, kept alive so that their ids stay theirs:
         # one taken out of the request (a popped "arguments") is still the caller's.
-        self.request_held = _held(request)
+        self.request_held = {} if self.outcome_only else _held(request)
         self.options = options
         self.fixtures: dict[str, object] = {}  # tool name -> the very object a tool holds
         self.tools: object = None  # the dict given to invoke_tool
@@ -57,6 +65,12 @@ class Records:
         self.observation: ScenarioFacts | str | None = None
         self.released: list[object] = []  # what describing let go of, for the loop to free
         self.arguments_shared = False  # a tool was given an object the request holds
+        # In a batch, the guard answers the calls itself: what the trusted side counts otherwise.
+        self.calls: dict[str, int] = dict.fromkeys(options.get("specs") or (), 0)
+        self.received: dict[str, list[object]] = (
+            {name: [] for name in options["specs"]} if options.get("received") else {}
+        )
+        self.raised_types: list[str] = []
 
 
 def describe(records: Records, released: list[object]) -> ScenarioFacts:
@@ -74,15 +88,20 @@ def _describe(records: Records, released: list[object]) -> ScenarioFacts:
     observation: ScenarioFacts = {
         "envelopes": [tag(envelope) for envelope in envelopes],
         "raised": _describe_raised(records),
-        "request_after": (request_after := tag(request)),
         "tools_changed": _tools_changed(records),
         "reused_object": any(_is_input(envelope, records) for envelope in envelopes),
         "same_envelope": len(envelopes) > 1 and envelopes[0] is envelopes[1],
-        "value_shared": _value_shared(records),
-        "value_reused": _value_reused(records),
-        "request_changed": not same_picture(request_after, records.request_before),
-        "arguments_shared": records.arguments_shared,
     }
+    if any(_holds_thrown(envelope, records) for envelope in envelopes):
+        observation["holds_exception"] = True
+    if records.outcome_only:
+        return observation
+    request_after = tag(request)
+    observation["request_after"] = request_after
+    observation["request_changed"] = not same_picture(request_after, records.request_before)
+    observation["value_shared"] = _value_shared(records)
+    observation["value_reused"] = _value_reused(records)
+    observation["arguments_shared"] = records.arguments_shared
     if records.options.get("mutate_value"):
         for envelope in envelopes:
             if issubclass(type(envelope), dict):
@@ -127,6 +146,26 @@ def exception_state(error: BaseException) -> ExceptionState:
     return (_ARGS(error), notes, count, _CAUSE(error), _SUPPRESS(error))
 
 
+def _holds_thrown(envelope: object, records: Records) -> bool:
+    """Say whether an envelope object keeps, in its attributes, an exception a tool raised.
+
+    A dict's items are pictured and judged on the trusted side; a dict subclass's attributes
+    are not, so they are read here through the instance dict's own C descriptor (one that a
+    class replaced with its own code is not read at all).
+    """
+    if type(envelope) is dict or not records.thrown:
+        return False
+    for cls in _MRO(type(envelope)):
+        descriptor = _PROXY_GET(_CLASS_DICT(cls), "__dict__")
+        if descriptor is not None:
+            if type(descriptor) is not _GETSET:
+                return False
+            attributes = descriptor.__get__(envelope)
+            held = _held(list(dict.values(attributes))) if type(attributes) is dict else {}
+            return any(error is node for error in records.thrown for node in held.values())
+    return False
+
+
 def _tools_changed(records: Records) -> bool:
     tools, stubs = records.tools, records.stubs
     if type(tools) is not dict or dict.__len__(tools) != len(stubs):
@@ -152,6 +191,8 @@ def shares_with_request(records: Records, arguments: object) -> bool:
 
 def note_return(records: Records, envelope: Any) -> None:
     """Keep the value an envelope carries as invoke_tool returns it, with its containers' ids."""
+    if records.outcome_only:
+        return
     value = entry(envelope, "value") if issubclass(type(envelope), dict) else None
     records.returned_values.append((value, _containers(value)))
 
@@ -183,6 +224,17 @@ def _held(value: object) -> dict[int, object]:
             if base is not None:
                 stack.extend(base.__iter__(node))
     return found
+
+
+def close_coroutines(records: Records) -> None:
+    """Close the coroutines the tools handed out, so none warns in the student's output.
+
+    A coroutine the guard made and nobody awaited would print "never awaited" when freed.
+    Closing one already finished, or one the student ran, does nothing.
+    """
+    for node in _held(records.handed).values():
+        if type(node) is _COROUTINE:
+            _COROUTINE.close(node)
 
 
 def _containers(value: object) -> set[int]:

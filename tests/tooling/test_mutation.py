@@ -2,10 +2,13 @@
 
 import json
 import re
+from dataclasses import replace
 
 import pytest
 
+from course import contract
 from tooling.mutation import cli
+from tooling.mutation.classes import CLASS_MUTATIONS, class_mutants
 from tooling.mutation.classify import (
     Equivalent,
     MutationError,
@@ -96,6 +99,38 @@ def test_summary_counts_equivalents_out_of_the_score_and_names_the_rest():
     assert any("gone-12345678" in warning for warning in stale.warnings)
 
 
+def test_each_class_mutation_changes_only_its_function_of_the_reference():
+    reference = cli.REFERENCE.read_text(encoding="utf-8")
+    mutants = class_mutants(reference)
+
+    assert [m.id for m in mutants] == [f"{c.function}-{c.name}" for c in CLASS_MUTATIONS]
+    assert len({m.id for m in mutants}) == len(mutants)
+    for mutant in mutants:
+        compile(mutant.source, mutant.id, "exec")
+        assert mutant.source != reference
+        assert mutant.categories and set(mutant.categories) <= set(contract.CATEGORIES), mutant.id
+        untouched = [line for line in reference.splitlines() if f"def {mutant.function}(" in line]
+        assert untouched[0] in mutant.source.splitlines()
+
+
+def test_a_class_mutation_that_no_longer_fits_the_reference_is_refused():
+    with pytest.raises(ValueError, match="is not once in make_envelope"):
+        class_mutants("def make_envelope(request_id):\n    return request_id\n")
+
+
+def test_a_class_mutant_losing_points_outside_its_categories_is_a_gap():
+    mutant = replace(generate_mutants(SAMPLE)[1], categories=("envelope",))
+    rows = parse_grades(GRADES.replace("double-bbbbbbbb", mutant.id))
+    lost_elsewhere = summarize([mutant], judge_all(rows, [mutant.id]), {}, CATEGORIES)
+    right = summarize(
+        [replace(mutant, categories=("ownership",))], judge_all(rows, [mutant.id]), {}, CATEGORIES
+    )
+
+    assert [k.id for k in lost_elsewhere.misattributed] == [mutant.id]
+    assert lost_elsewhere.failed and not lost_elsewhere.unexplained
+    assert right.misattributed == [] and not right.failed
+
+
 def test_committed_equivalents_name_real_mutants_of_the_reference():
     recorded = load_equivalents(cli.EQUIVALENTS)
     mutants = {m.id: m for m in generate_mutants(cli.REFERENCE.read_text(encoding="utf-8"))}
@@ -134,5 +169,5 @@ def test_two_real_mutants_graded_in_one_batch(tmp_path, capsys):
     assert data["unexplained"] == [none_for_false.id]
     assert data["killed_mutants"][0]["lost"] == ["unicode_boundary"]
     written = sorted(p.stem for p in (tmp_path / "work" / "submissions").glob("*.py"))
-    assert written == sorted([cli.BASELINE, off_by_one.id, none_for_false.id])
+    assert written == sorted([cli.BASELINE, cli.INDEPENDENT, off_by_one.id, none_for_false.id])
     assert none_for_false.id in capsys.readouterr().out

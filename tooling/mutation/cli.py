@@ -1,8 +1,9 @@
 """`python -m tooling.mutation`: make the reference's mutants, grade them in one batch, report.
 
-Exit status: 0 when every survivor is recorded as equivalent, 1 when one is not (a gap in the
-hidden suite), 2 when the analysis could not run (the grader failed, or the unmutated
-reference itself lost points, so no verdict could be trusted).
+Exit status: 0 when every survivor is recorded as equivalent and every class mutant lost points
+in exactly its bug's categories, 1 otherwise (a gap in the hidden suite), 2 when the analysis
+could not run (the grader failed, or the unmutated reference or the independently written one
+lost points, so no verdict could be trusted).
 """
 
 import argparse
@@ -15,6 +16,7 @@ import time
 from pathlib import Path
 
 from grader.paths import PROJECT_ROOT, SUBMISSIONS
+from tooling.mutation.classes import class_mutants
 from tooling.mutation.classify import (
     GradeRow,
     MutationError,
@@ -32,6 +34,10 @@ EQUIVALENTS = Path(__file__).resolve().parent / "equivalent.toml"
 # grader (or this machine) is broken and no mutant's verdict means anything. No mutant id can
 # take this name, for mutant ids hold a dash.
 BASELINE = "baseline"
+# An independently written solution, graded beside the baseline: it must score full marks too,
+# or the hidden suite asks for more than the contract (or for the reference's own choices).
+SECOND_REFERENCE = SUBMISSIONS / "correct" / "second-reference.py"
+INDEPENDENT = "independent"
 ERROR_EXIT = 2
 
 
@@ -104,21 +110,24 @@ def analyse(
     submissions = work / "submissions"
     write_mutants(mutants, submissions)
     (submissions / f"{BASELINE}.py").write_text(reference, encoding="utf-8")
+    second = SECOND_REFERENCE.read_text(encoding="utf-8")
+    (submissions / f"{INDEPENDENT}.py").write_text(second, encoding="utf-8")
     rows = grade_folder(submissions, work / "grades", jobs=jobs)
-    baseline = rows.get(BASELINE)
-    if baseline is None or judge(baseline).killed:
-        raise MutationError(
-            f"the unmutated reference did not score full marks ({baseline}); "
-            f"see {work / 'grades'} (run with --work to keep it)"
-        )
-    return rows, list(baseline.categories)
+    for name, what in ((BASELINE, "the unmutated reference"), (INDEPENDENT, SECOND_REFERENCE.name)):
+        row = rows.get(name)
+        if row is None or judge(row).killed:
+            raise MutationError(
+                f"{what} did not score full marks ({row}); "
+                f"see {work / 'grades'} (run with --work to keep it)"
+            )
+    return rows, list(rows[BASELINE].categories)
 
 
 def run(args: argparse.Namespace) -> Summary:
     """Run the whole analysis for parsed arguments; return its summary."""
     started = time.perf_counter()
     reference = REFERENCE.read_text(encoding="utf-8")
-    every_mutant = generate_mutants(reference, REFERENCE.name)
+    every_mutant = generate_mutants(reference, REFERENCE.name) + class_mutants(reference)
     mutants = select(every_mutant, args.only)
     if not mutants:
         raise MutationError(f"no mutant id starts with {' or '.join(args.only)}")
@@ -167,4 +176,4 @@ def main(argv: list[str] | None = None) -> int:
         args.report.write_text(
             json.dumps(summary.to_json(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
         )
-    return 1 if summary.unexplained else 0
+    return 1 if summary.failed else 0

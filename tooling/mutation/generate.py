@@ -31,6 +31,9 @@ class Mutant:
     line: int  # 1-based line of the first changed line in the original module
     diff: str  # "<original line(s)> -> <mutated line(s)>", stripped, on one line
     source: str  # the whole module with this one mutation applied
+    # The categories it must lose points in, for a mutant of a known bug class (classes.py);
+    # empty for mutmut's and our operators' mutants, which may lose points anywhere.
+    categories: tuple[str, ...] = ()
 
 
 def generate_mutants(source: str, filename: str = "reference.py") -> list[Mutant]:

@@ -42,9 +42,16 @@ class Summary:
     killed_by_status: dict[str, int]  # killed mutants whose run did not complete, by status
     survivors: list[Survivor]
     killed_mutants: list[Killed] = field(default_factory=list)  # in the JSON, not the text
+    # Class mutants (classes.py) that lost points in other categories than their bug breaks.
+    misattributed: list[Killed] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     seconds: float | None = None
     command: str = ""
+
+    @property
+    def failed(self) -> bool:
+        """Say whether the run found a gap: an unexplained survivor or a misattributed mutant."""
+        return bool(self.unexplained or self.misattributed)
 
     @property
     def unexplained(self) -> list[Survivor]:
@@ -71,14 +78,16 @@ def summarize(
     by_status: Counter[str] = Counter()
     survivors: list[Survivor] = []
     killed_mutants: list[Killed] = []
+    misattributed: list[Killed] = []
     warnings: list[str] = []
     for mutant in mutants:
         verdict = verdicts[mutant.id]
         recorded = equivalents.get(mutant.id)
         if verdict.killed:
-            killed_mutants.append(
-                Killed(mutant.id, mutant.line, mutant.diff, verdict.lost, verdict.status)
-            )
+            killed = Killed(mutant.id, mutant.line, mutant.diff, verdict.lost, verdict.status)
+            killed_mutants.append(killed)
+            if mutant.categories and set(verdict.lost) != set(mutant.categories):
+                misattributed.append(killed)
             for name in verdict.lost:
                 by_category[name] = by_category.get(name, 0) + 1
             if verdict.status != COMPLETED:
@@ -117,6 +126,7 @@ def summarize(
         killed_by_status=dict(sorted(by_status.items())),
         survivors=survivors,
         killed_mutants=killed_mutants,
+        misattributed=misattributed,
         warnings=warnings,
     )
 
@@ -138,6 +148,9 @@ def format_text(summary: Summary) -> str:
     unexplained = summary.unexplained
     lines.append(f"Survivors not recorded as equivalent: {len(unexplained)}")
     lines += [f"  {s.id}  L{s.line}: {s.diff}" for s in unexplained]
+    expected = {m.id: m for m in summary.misattributed}
+    lines.append(f"Class mutants that lost points outside their bug's categories: {len(expected)}")
+    lines += [f"  {k.id}: lost in {', '.join(k.lost) or k.status}" for k in expected.values()]
     recorded = [s for s in summary.survivors if s.equivalent]
     if recorded:
         lines.append(f"Survivors recorded as equivalent: {len(recorded)}")

@@ -171,6 +171,8 @@ class OutcomeData(CatalogueEntry):
 
     status: str  # one of grader.model.TEST_STATUSES
     output: str  # what the student's code printed during the test, capped
+    example: str  # a failed generated scenario, in a student's words ("" for none)
+    taught: str  # the id of a hidden test whose lesson section teaches it ("" for none)
 
 
 class DetailedOutcome(OutcomeData):

@@ -85,6 +85,22 @@ class NotJudged(Exception):
         self.scenario = scenario
 
 
+class FailedExample(AssertionError):
+    """Raised by a hidden test of generated scenarios: the smallest one the submission failed.
+
+    `example` says that scenario and what went wrong in a student's words; the report shows it
+    (an ordinary failure's detail may hold hidden inputs and is never shown).
+    """
+
+    def __init__(self, fault: str, example: str, taught: str = "") -> None:
+        super().__init__(f"{fault} ({example})")
+        self.example = f"{fault} ({example})"[:EXAMPLE_LIMIT]
+        self.taught = taught  # the id of a hidden test whose lesson section teaches the example
+
+
+EXAMPLE_LIMIT = 700  # characters of a failing example a report shows
+
+
 @dataclass(frozen=True, slots=True)
 class CodeUnit:
     """One piece of student code to run, in order: an exercise cell or a whole `.py` file."""
@@ -123,6 +139,8 @@ class TestOutcome:
     description: str  # what the test checks, in a student's words, with no hidden inputs
     output: str = ""  # what the student's code printed during the test, capped
     case: str = ""  # which case of a parametrized test, in a student's words ("for the id 0")
+    example: str = ""  # the smallest generated scenario it failed, and how (FailedExample)
+    taught: str = ""  # the id of a hidden test whose lesson section teaches that example
 
 
 @dataclass(frozen=True, slots=True)

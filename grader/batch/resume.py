@@ -59,6 +59,7 @@ VERDICT_SOURCES = (
     "grader/batch/resume.py",
     "grader/intake",
 )
+VERDICT_SUFFIXES = (".py", ".json", ".ini")
 # Settings that decide how fast a run goes, never what it finds.
 SPEED_SETTINGS = ("jobs", "warm")
 ISOLATION_VARIABLE = "GRADER_ISOLATION"  # as grader.sandbox.containment reads it
@@ -100,8 +101,10 @@ def _verdict_files() -> Iterator[Path]:
     found: dict[Path, None] = {}
     for name in VERDICT_SOURCES:
         path = PROJECT_ROOT / name
-        for file in sorted(path.rglob("*.py")) if path.is_dir() else [path]:
-            found.setdefault(file, None)
+        files = sorted(path.rglob("*")) if path.is_dir() else [path]
+        for file in files:
+            if file.suffix in VERDICT_SUFFIXES:  # code, and the data it reads (the corpus)
+                found.setdefault(file, None)
     yield from found
 
 

@@ -282,6 +282,8 @@ def _result(submission: Submission, path: Path) -> RunResult:
             description=sys.intern(o["description"]),
             output=o["output"],
             case=sys.intern(o["case"]),
+            example=o.get("example", ""),  # results of a job from before generated tests
+            taught=o.get("taught", ""),
         )
         for o in data["outcomes"]
     )

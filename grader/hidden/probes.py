@@ -13,8 +13,9 @@ from typing import Any, Final, Literal, TypedDict, Unpack
 
 from course.contract import FAILURE_CODES
 from grader.model import NotJudged
-from grader.sandbox.handlers import Scenario, ToolSpec, check_spec
+from grader.sandbox.handlers import Scenario, check_spec
 from grader.sandbox.inside.picture import Limit, Opaque, Unhashed, tag
+from grader.sandbox.inside.protocol import ToolSpec
 from grader.sandbox.session import MISSING, Observation
 
 # Stands for private context in exception messages; it must never reach an envelope.

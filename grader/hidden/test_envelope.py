@@ -9,6 +9,8 @@ from typing import Any
 
 from course.contract import ENVELOPE_KEYS, FAILURE_CODES, NOT_FOUND
 from grader.hidden.cases import cases, parametrize
+from grader.hidden.generated.judge import judge
+from grader.hidden.generated.rules import Rule, rules_of
 from grader.hidden.probes import (
     DEFAULT_ID,
     MARKER,
@@ -319,3 +321,9 @@ def test_tools_are_left_unchanged(submission: SubmissionSession, probe: Scenario
     observation = submission.call(probe)
     assert engaged(observation), "invoke_tool neither returned nor called the handler"
     assert not observation["tools_changed"]
+
+
+@parametrize("rule", rules_of(CATEGORY))
+def test_generated_scenarios_keep_the_rule(submission: SubmissionSession, rule: Rule) -> None:
+    """Every generated scenario keeps the rule: ids, names, exceptions, values and budgets."""
+    judge(submission, rule)

@@ -11,6 +11,8 @@ from typing import Any
 
 from course.contract import INVALID_INPUT, NOT_FOUND, PERMISSION_DENIED, TOOL_FAILED, UNKNOWN_TOOL
 from grader.hidden.cases import cases, parametrize
+from grader.hidden.generated.judge import judge
+from grader.hidden.generated.rules import Rule, rules_of
 from grader.hidden.probes import (
     FALSY_HANDLERS,
     ROOMY,
@@ -34,7 +36,8 @@ from grader.hidden.results import (
     UNENCODABLE_AND_LONG,
 )
 from grader.hidden.verdicts import EXCEPTION_CODES
-from grader.sandbox.handlers import Scenario, ToolSpec
+from grader.sandbox.handlers import Scenario
+from grader.sandbox.inside.protocol import ToolSpec
 from grader.sandbox.session import SubmissionSession
 
 CATEGORY = "error_codes"
@@ -370,3 +373,9 @@ def test_base_exception_propagates_as_raised(submission: SubmissionSession, kind
     assert raised is not None, "invoke_tool returned instead of letting it propagate"
     assert raised["same_object"], f"{describe_raise(observation)}, a different object"
     assert raised["changed"] == [], f"invoke_tool changed its {', '.join(raised['changed'])}"
+
+
+@parametrize("rule", rules_of(CATEGORY))
+def test_generated_scenarios_keep_the_rule(submission: SubmissionSession, rule: Rule) -> None:
+    """Every generated scenario keeps the rule: ids, names, exceptions, values and budgets."""
+    judge(submission, rule)

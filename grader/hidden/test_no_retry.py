@@ -8,6 +8,8 @@ False, which is still a tool.
 from typing import Any
 
 from grader.hidden.cases import cases, parametrize
+from grader.hidden.generated.judge import judge
+from grader.hidden.generated.rules import Rule, rules_of
 from grader.hidden.probes import (
     FALSY_HANDLERS,
     UNKNOWN_NAMES,
@@ -28,7 +30,8 @@ from grader.hidden.verdicts import (
     plain_verdict,
     request_kept,
 )
-from grader.sandbox.handlers import Scenario, ToolSpec
+from grader.sandbox.handlers import Scenario
+from grader.sandbox.inside.protocol import ToolSpec
 from grader.sandbox.session import SubmissionSession
 
 CATEGORY = "no_retry"
@@ -118,3 +121,9 @@ def test_only_the_named_tool_is_called(submission: SubmissionSession) -> None:
     probe = scenario(returns(1))
     probe["tools"]["other"] = returns(2)
     assert submission.call(probe)["calls"] == {"probe": 1, "other": 0}
+
+
+@parametrize("rule", rules_of(CATEGORY))
+def test_generated_scenarios_keep_the_rule(submission: SubmissionSession, rule: Rule) -> None:
+    """Every generated scenario keeps the rule: ids, names, exceptions, values and budgets."""
+    judge(submission, rule)

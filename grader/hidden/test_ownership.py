@@ -14,6 +14,8 @@ succeeds" is this category's own sentence, so only its bottom's own refusal sets
 from typing import Any, Literal
 
 from grader.hidden.cases import cases, parametrize
+from grader.hidden.generated.judge import judge
+from grader.hidden.generated.rules import Rule, rules_of
 from grader.hidden.probes import (
     ROOMY,
     describe_raise,
@@ -47,8 +49,8 @@ from grader.hidden.verdicts import (
     success_value,
     value_field_kept,
 )
-from grader.sandbox.handlers import ToolSpec
 from grader.sandbox.inside.picture import untag
+from grader.sandbox.inside.protocol import ToolSpec
 from grader.sandbox.session import Observation, SubmissionSession
 
 CATEGORY = "ownership"
@@ -226,3 +228,9 @@ def test_value_returned_from_arguments_is_fresh(submission: SubmissionSession) -
     assert same_json(success_value(submission, observation, NESTED), NESTED)
     assert not observation["value_shared"], "the value is the very argument object the handler got"
     assert same_json(after, NESTED)
+
+
+@parametrize("rule", rules_of(CATEGORY))
+def test_generated_scenarios_keep_the_rule(submission: SubmissionSession, rule: Rule) -> None:
+    """Every generated scenario keeps the rule: ids, names, exceptions, values and budgets."""
+    judge(submission, rule)

@@ -6,6 +6,8 @@ case and it steps aside here; an envelope that says nothing passes no redaction 
 """
 
 from grader.hidden.cases import cases, parametrize
+from grader.hidden.generated.judge import judge
+from grader.hidden.generated.rules import Rule, rules_of
 from grader.hidden.probes import (
     MARKER,
     envelope_of,
@@ -56,3 +58,9 @@ def test_exception_text_stays_out_of_the_envelope(submission: SubmissionSession,
     """No exception's message, arguments, notes, type name or traceback appear in the envelope."""
     observation = submission.call(scenario(raises(kind)))
     assert not leaks(observation)
+
+
+@parametrize("rule", rules_of(CATEGORY))
+def test_generated_scenarios_keep_the_rule(submission: SubmissionSession, rule: Rule) -> None:
+    """Every generated scenario keeps the rule: ids, names, exceptions, values and budgets."""
+    judge(submission, rule)

@@ -8,6 +8,8 @@ accepted there, the refusal came from the budget, and the case is judged.
 
 from course.contract import RESULT_TOO_LARGE
 from grader.hidden.cases import cases, parametrize
+from grader.hidden.generated.judge import judge
+from grader.hidden.generated.rules import Rule, rules_of
 from grader.hidden.probes import (
     SUCCESS,
     describe_raise,
@@ -134,3 +136,9 @@ def test_large_budget_accepts_large_value(submission: SubmissionSession, value: 
 def test_large_budget_is_measured_exactly(submission: SubmissionSession) -> None:
     """A large result one byte over a large budget gives result_too_large."""
     assert plain_outcome(submission, LARGE, LARGE_BYTES - 1) == RESULT_TOO_LARGE
+
+
+@parametrize("rule", rules_of(CATEGORY))
+def test_generated_scenarios_keep_the_rule(submission: SubmissionSession, rule: Rule) -> None:
+    """Every generated scenario keeps the rule: ids, names, exceptions, values and budgets."""
+    judge(submission, rule)

@@ -7,6 +7,8 @@ is another category's wrong answer: only invalid_result is the vocabulary's verd
 
 from course.contract import INVALID_RESULT, RESULT_TOO_LARGE
 from grader.hidden.cases import cases, parametrize
+from grader.hidden.generated.judge import judge
+from grader.hidden.generated.rules import Rule, rules_of
 from grader.hidden.probes import (
     ROOMY,
     SUCCESS,
@@ -103,3 +105,9 @@ def test_deep_nesting_within_json_limits_is_accepted(
     """A result nested hundreds of levels deep, which json.dumps still encodes, succeeds."""
     probe = scenario(returns_made("deep_list", depth=depth), max_result_bytes=ROOMY)
     assert accepted(submission.call(probe))
+
+
+@parametrize("rule", rules_of(CATEGORY))
+def test_generated_scenarios_keep_the_rule(submission: SubmissionSession, rule: Rule) -> None:
+    """Every generated scenario keeps the rule: ids, names, exceptions, values and budgets."""
+    judge(submission, rule)

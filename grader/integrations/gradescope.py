@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from grader.install.requirements import pinned_requirements
-from grader.paths import HIDDEN_CONFIG, PROJECT_ROOT
+from grader.paths import GENERATED_CORPUS, HIDDEN_CONFIG, PROJECT_ROOT
 from grader.sandbox.runtime import COURSE_DATA, COURSE_RUNTIME
 
 TEMPLATES = Path(__file__).resolve().parent / "gradescope_files"
@@ -90,7 +90,8 @@ def bundle_entries(project_root: str | Path = PROJECT_ROOT) -> list[tuple[str, P
         ("run_autograder", TEMPLATES / "run_autograder", EXECUTABLE),
     ]
     entries += [(name, root / name, READ_ONLY) for name in COURSE_FILES]
-    grading = [*(root / "grader").rglob("*.py"), root / HIDDEN_CONFIG.relative_to(PROJECT_ROOT)]
+    data = [root / path.relative_to(PROJECT_ROOT) for path in (HIDDEN_CONFIG, GENERATED_CORPUS)]
+    grading = [*(root / "grader").rglob("*.py"), *data]
     for path in sorted(grading):
         if "__pycache__" not in path.parts:
             entries.append((path.relative_to(root).as_posix(), path, READ_ONLY))

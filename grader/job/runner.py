@@ -12,7 +12,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from grader.jobfiles import CatalogueEntry, DetailedOutcome, GradingEntry, OutcomeData, ResultFile
-from grader.model import NOT_JUDGED, RUN_STATUSES, Limits, NotJudged, failure_reason
+from grader.model import (
+    NOT_JUDGED,
+    RUN_STATUSES,
+    FailedExample,
+    Limits,
+    NotJudged,
+    failure_reason,
+)
 from grader.sandbox.problems import LoadFailure, SandboxProblem
 from grader.sandbox.server import ForkServer
 from grader.sandbox.session import ScenarioKey, SubmissionSession
@@ -56,6 +63,8 @@ class Verdict:
     detail: str
     asked: set[ScenarioKey]
     claim: tuple[str, object] | None = None
+    example: str = ""  # a failed generated scenario, for the student (FailedExample)
+    taught: str = ""  # where the lessons teach that example (FailedExample)
 
 
 def call_directly(test: HiddenCall, session: SubmissionSession) -> Verdict:
@@ -69,7 +78,11 @@ def call_directly(test: HiddenCall, session: SubmissionSession) -> Verdict:
         claim = (error.category, error.scenario)
         return Verdict(NOT_JUDGED, failure_detail(error), session.take_asked(), claim)
     except Exception as error:
-        return Verdict(status_of_error(error), failure_detail(error), session.take_asked())
+        example, taught = "", ""
+        if isinstance(error, FailedExample):  # a generated scenario the student may see
+            example, taught = error.example, error.taught
+        status, detail = status_of_error(error), failure_detail(error)
+        return Verdict(status, detail, session.take_asked(), None, example, taught)
     return Verdict("passed", "", session.take_asked())
 
 
@@ -209,10 +222,18 @@ class Runner:
     ) -> ResultFile:
         """Return a result in which every hidden test ended with the same status."""
         outcomes: list[OutcomeData] = [
-            {**entry, "status": test_status, "output": ""} for entry in self.catalogue
+            {**entry, "status": test_status, "output": "", "example": "", "taught": ""}
+            for entry in self.catalogue
         ]
         return {"status": status, "reason": reason, "outcomes": outcomes, "seconds": seconds}
 
 
 def _outcome(entry: CatalogueEntry, verdict: Verdict, output: str) -> DetailedOutcome:
-    return {**entry, "status": verdict.status, "detail": verdict.detail, "output": output}
+    return {
+        **entry,
+        "status": verdict.status,
+        "detail": verdict.detail,
+        "output": output,
+        "example": verdict.example,
+        "taught": verdict.taught,
+    }

@@ -93,7 +93,7 @@ def _work_on(grade: Grade, course: Course | None) -> list[Block]:
         if not outcomes:
             continue
         blocks.append(("h3", category))
-        test_ids = [outcome.test_id for outcome in outcomes]
+        test_ids = [outcome.taught or outcome.test_id for outcome in outcomes]
         blocks.append(("p", hints.category_hint(category, course, test_ids)))
         notes = hints.step_notes(category, grade.run.submission.problems, course)
         if notes:
@@ -108,15 +108,18 @@ def _work_on(grade: Grade, course: Course | None) -> list[Block]:
 
 def _failure_lines(outcomes: Iterable[TestOutcome]) -> list[str]:
     """Return one line per distinct test: what it checks, the cases that failed, and how."""
-    tests: dict[str, tuple[list[str], list[str]]] = {}
+    tests: dict[str, tuple[list[str], list[str], list[str]]] = {}
     for outcome in outcomes:
-        cases, statuses = tests.setdefault(outcome.description, ([], []))
+        cases, statuses, examples = tests.setdefault(outcome.description, ([], [], []))
         if outcome.case:
             cases.append(outcome.case)
         statuses.append(outcome.status)
+        if outcome.example:
+            examples.append(outcome.example)
     return [
         f"{_with_cases(description, cases)} ({', '.join(dict.fromkeys(map(_words, statuses)))})"
-        for description, (cases, statuses) in tests.items()
+        + "".join(f" {hints.EXAMPLE_LEAD} {example}." for example in examples[:CASES_SHOWN])
+        for description, (cases, statuses, examples) in tests.items()
     ]
 
 

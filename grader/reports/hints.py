@@ -193,4 +193,13 @@ def outcome_hint(
         return status_hint or NOT_RUN_HINT
     if status_hint:
         return f"{status_hint} {revisit([taught_in(outcome.test_id, outcome.category)], course)}"
-    return category_hint(outcome.category, course, [outcome.test_id])
+    hint = category_hint(outcome.category, course, [outcome.taught or outcome.test_id])
+    return f"{hint} {example_words(outcome)}" if outcome.example else hint
+
+
+def example_words(outcome: TestOutcome) -> str:
+    """Return the sentence that shows a generated test's smallest failing scenario, or ""."""
+    return f"{EXAMPLE_LEAD} {outcome.example}." if outcome.example else ""
+
+
+EXAMPLE_LEAD = "Smallest failing example:"

@@ -14,18 +14,22 @@ import time
 import psutil
 
 WAIT_SECONDS = 300  # generous: the machine may be busy with other test runs
-# Appended to a submission: it answers like before, a little late, so a run lasts long enough to
-# interrupt after its first results and before its last.
+# Appended to a submission: it answers like before, its first calls a little late, so a run lasts
+# long enough to interrupt after its first results and before its last, however many scenarios the
+# hidden suite sends.
 SLOW_WRAPPER = '''
 
 import time as _time
 
 _unhurried = invoke_tool
+_late_calls = [300]
 
 
 def invoke_tool(*args, **kwargs):
-    """Answer like the reference, a little late: the run lasts long enough to interrupt."""
-    _time.sleep(0.01)
+    """Answer like the reference, the first calls a little late."""
+    if _late_calls[0] > 0:
+        _late_calls[0] -= 1
+        _time.sleep(0.01)
     return _unhurried(*args, **kwargs)
 '''
 

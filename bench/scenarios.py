@@ -1,0 +1,111 @@
+"""Benchmark of a generated scenario's cost: the batch protocol, the one before it, the reference.
+
+    .venv/bin/python -m bench.scenarios [--runs 5]
+
+Runs every scenario of the corpus (grader/hidden/generated/corpus.json) for the reference
+solution three ways, side by side in one run, and prints the median time per scenario of each:
+- the reference's own invoke_tool, in this process, with plain handlers (the floor);
+- the batch protocol the hidden suite uses (SubmissionSession.batch: the guard answers tool
+  calls from the recipes, one reply per hundred scenarios), judged by every rule;
+- the previous protocol (SubmissionSession.call: one request and one round trip per tool
+  call for each scenario), for the same scenarios.
+The overhead of a protocol is its time per scenario less the reference's own, and its ratio is
+that overhead over the reference's own time. The wall time of the two protocols counts both
+processes, since the job and its worker take turns.
+"""
+
+import argparse
+import statistics
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+from bench.make_class import CATALOGUE
+from grader.hidden.generated.corpus import families
+from grader.hidden.generated.judge import tallies
+from grader.model import CodeUnit, Limits
+from grader.sandbox.server import ForkServer
+from grader.sandbox.session import SubmissionSession
+from tooling.scenarios.inprocess import run
+
+REFERENCE = CATALOGUE / "correct" / "reference.py"
+LIMITS = Limits(timeout=600, test_timeout=60)  # the benchmark measures; it does not limit
+
+
+def session(server: ForkServer, source: str, serial: int) -> SubmissionSession:
+    """Return a started session for the reference."""
+    started = SubmissionSession(
+        [CodeUnit("reference", "reference.py", source)], LIMITS, server, serial
+    )
+    started.start()
+    return started
+
+
+def in_process(source: str) -> float:
+    """Return the seconds the reference's own invoke_tool takes for every scenario."""
+    namespace: dict[str, Any] = {}
+    exec(compile(source, str(REFERENCE), "exec"), namespace)  # our own reference
+    invoke_tool = namespace["invoke_tool"]
+    scenarios = [entry.scenario for entries in families().values() for entry in entries]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # coroutines the reference refused
+        start = time.perf_counter()
+        for scenario in scenarios:
+            run(invoke_tool, scenario)
+        return time.perf_counter() - start
+
+
+def batched(server: ForkServer, source: str, serial: int) -> float:
+    """Return the seconds the hidden suite's batches take for every family, judged."""
+    graded = session(server, source, serial)
+    try:
+        start = time.perf_counter()
+        for family in families():
+            tallies(graded, family)
+        return time.perf_counter() - start
+    finally:
+        graded.stop()
+
+
+def one_by_one(server: ForkServer, source: str, serial: int) -> float:
+    """Return the seconds the previous protocol takes: one request per scenario."""
+    graded = session(server, source, serial)
+    try:
+        start = time.perf_counter()
+        for entries in families().values():
+            for entry in entries:
+                graded.call(entry.scenario)
+        return time.perf_counter() - start
+    finally:
+        graded.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Measure the three ways `--runs` times each, in turn; print the medians and ratios."""
+    parser = argparse.ArgumentParser(prog="python -m bench.scenarios")
+    parser.add_argument("--runs", type=int, default=5)
+    options = parser.parse_args(argv)
+    source = Path(REFERENCE).read_text(encoding="utf-8")
+    count = sum(len(entries) for entries in families().values())
+    times: dict[str, list[float]] = {"reference": [], "batch": [], "previous": []}
+    with ForkServer.open("auto") as server:
+        for number in range(options.runs):
+            times["reference"].append(in_process(source))
+            times["batch"].append(batched(server, source, 2 * number))
+            times["previous"].append(one_by_one(server, source, 2 * number + 1))
+    per = {name: statistics.median(values) / count * 1e6 for name, values in times.items()}
+    print(f"{count} generated scenarios per submission, median of {options.runs} runs")
+    for name in ("reference", "batch", "previous"):
+        line = f"  {name:>9}: {per[name]:7.1f} µs per scenario"
+        if name != "reference":
+            overhead = per[name] - per["reference"]
+            ratio = overhead / per["reference"]
+            line += f", overhead {overhead:6.1f} µs = {ratio:5.1f}× the reference's own call"
+        print(line)
+    print(f"  batch / previous: {per['batch'] / per['previous']:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

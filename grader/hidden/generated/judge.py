@@ -1,0 +1,171 @@
+"""Run each family of generated scenarios once per submission and judge every rule on it.
+
+A family runs in batches (SubmissionSession.batch): no tool call waits for a round trip, each
+batch is judged by every rule that reads the family as soon as it comes back, and only the
+verdicts are kept, so the grader holds one batch at a time. A rule keeps the first scenario it
+fails; the corpus lists each family smallest first, so that is the smallest failing scenario
+of its kind.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from grader.hidden.generated.corpus import Entry, families
+from grader.hidden.generated.rules import RULES, SKIP, UNANSWERED, Judging, Rule, rule_named
+from grader.hidden.generated.words import scenario_words
+from grader.model import FailedExample, NotJudged
+from grader.sandbox.inside.protocol import RaisedFact
+from grader.sandbox.problems import LoadFailure, SandboxForbidden, SandboxProblem
+from grader.sandbox.session import Observation, SubmissionSession
+
+# Scenarios per batch: a batch has one test's time limit, and one that times out or
+# kills the worker sends its batch's scenarios back one by one.
+BATCH = 100
+GENERATED = "generated"  # with a family's name, the key a test asks a family by
+# Text that cannot become UTF-8 is taught with the budget (its size cannot be measured), as the
+# hand-written test of that case says (grader/reports/hints.py reads where from its id).
+UNENCODABLE_TAUGHT = "vocabulary/test_unencodable_text_over_the_budget_is_invalid_result"
+# The rules whose fault can hide every scenario from another rule, in the order they are named
+# as the reason: raising (rule 8), calling the handler wrongly (7), changing the inputs (9), no
+# envelope to read (2), and refusing every value (invalid_result).
+DECIDERS = tuple(
+    rule_named(name)
+    for name in ("never_raises", "called_once", "inputs_unchanged", "shape", "vocabulary")
+)
+
+
+@dataclass
+class Tally:
+    """One rule over one family: how many scenarios it judged, and the first it failed."""
+
+    judged: int = 0
+    fault: FailedExample | None = None
+    judging: Judging = field(default_factory=Judging)
+
+
+def tallies(submission: SubmissionSession, family: str) -> dict[str, Tally]:
+    """Return every rule's tally over `family`, run and judged once per submission.
+
+    A SandboxProblem (a timeout, a crash) is kept instead, and raised to every rule reading it.
+    """
+    key = f"{GENERATED}/{family}"
+    kept = submission.memo.get(key)
+    if isinstance(kept, SandboxProblem):
+        raise kept
+    if isinstance(kept, dict):
+        return kept
+    rules = [rule for rule in RULES if family in rule.families]
+    found = {rule.name: Tally() for rule in rules}
+    entries = families()[family]
+    try:
+        for start in range(0, len(entries), BATCH):
+            _judge_batch(submission, entries[start : start + BATCH], rules, found)
+    except SandboxProblem as problem:
+        submission.memo[key] = problem
+        raise
+    submission.memo[key] = found
+    return found
+
+
+def _judge_batch(
+    submission: SubmissionSession,
+    batch: Sequence[Entry],
+    rules: list[Rule],
+    found: dict[str, Tally],
+) -> None:
+    """Run one batch and judge it; after a timeout or a crash, run its scenarios one by one.
+
+    The scenario that hung or killed the worker then fails rule 8 on its own (invoke_tool gave
+    no envelope), and the rest of the batch is judged as usual. Once the submission's time is
+    spent, every later run ends at once, and the SandboxProblem is raised.
+    """
+    try:
+        with submission.batch([entry.scenario for entry in batch]) as observations:
+            for entry, observation in zip(batch, observations, strict=True):
+                _judge_one(entry, observation, rules, found)
+        return
+    except (SandboxForbidden, LoadFailure):
+        raise  # the code's doing, whatever the scenario: one by one would say it again
+    except SandboxProblem:
+        if len(batch) == 1 or submission.out_of_time():
+            raise
+    for entry in batch:
+        try:
+            with submission.batch([entry.scenario]) as observations:
+                _judge_one(entry, observations[0], rules, found)
+        except SandboxProblem as problem:
+            if submission.out_of_time():
+                raise
+            _judge_one(entry, _unanswered(entry, problem), rules, found)
+
+
+def _unanswered(entry: Entry, problem: SandboxProblem) -> Observation:
+    """Return the observation of a scenario that hung or killed the worker: no envelope at all.
+
+    Every rule that reads the scenario's outcome judges it as invoke_tool failing to return
+    (rule 8), and the rules about what it returned have nothing to read.
+    """
+    raised: RaisedFact = {"type": f"{UNANSWERED}{problem}", "same_object": False}
+    return Observation(
+        {
+            "envelopes": [],
+            "raised": raised,
+            "tools_changed": False,
+            "reused_object": False,
+            "same_envelope": False,
+            "forbidden": [],
+            "calls": dict(entry.expected.calls),  # no call is held against it under rule 7
+            "received": {},
+            "handler_raised": [],
+        }
+    )
+
+
+def _judge_one(
+    entry: Entry, observation: Observation, rules: list[Rule], found: dict[str, Tally]
+) -> None:
+    """Judge one scenario by every rule that has not failed yet."""
+    for rule in rules:
+        tally = found[rule.name]
+        if tally.fault is not None:
+            continue
+        verdict = rule.check(entry, observation, tally.judging)
+        if verdict is SKIP:
+            continue
+        tally.judged += 1
+        if isinstance(verdict, str):
+            taught = UNENCODABLE_TAUGHT if entry.expected.unencodable else ""
+            tally.fault = FailedExample(verdict, scenario_words(entry.scenario), taught)
+
+
+def judge(submission: SubmissionSession, rule: Rule) -> None:
+    """Fail with the first scenario of the rule's families that breaks it, in student words.
+
+    A family that could not run (it timed out or crashed the worker) is left to rule 8, whose
+    test fails with that problem; another rule fails with it only if nothing else was judged.
+    A rule that no scenario could be judged on steps aside for the rule whose fault hid every
+    one (invoke_tool raised, say), and fails when none did: no points without work.
+    """
+    judged, problem, read = 0, None, []
+    # Asked before any is read: a test of another rule may step aside for this one on each.
+    submission.asked.update((GENERATED, family) for family in rule.families)
+    for family in rule.families:
+        try:
+            found = tallies(submission, family)
+        except SandboxProblem as error:
+            problem = problem or error
+            continue
+        fault = found[rule.name].fault
+        if fault is not None:
+            raise fault
+        judged += found[rule.name].judged
+        read.append((family, found))
+    if problem is not None and (judged == 0 or rule.name == "never_raises"):
+        raise problem
+    if judged == 0:
+        for family, found in read:
+            for decider in DECIDERS:
+                if decider.name != rule.name and found.get(decider.name, Tally()).fault:
+                    reason = f"every scenario was decided by rule {decider.words}"
+                    raise NotJudged(reason, decider.category, (GENERATED, family))
+        raise AssertionError("invoke_tool never gave an answer this rule could be judged on")

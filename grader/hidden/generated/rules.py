@@ -1,0 +1,395 @@
+"""Each rule of the contract, judged on its own over generated scenarios.
+
+A rule reads only what it is about, so a bug costs the categories of the rules it breaks and
+no other. invoke_tool raising for a tuple breaks rule 8 (error_codes) and the invalid_result
+code (vocabulary), and loses in both; an id stripped of its spaces breaks rule 1 alone.
+
+A check returns None when the scenario keeps the rule, a fault in a student's words when it
+breaks it, or SKIP when the scenario says nothing about the rule. A scenario is skipped only
+where another rule, judging that very scenario, has found the fault that hides this one:
+- calls after the first of a scenario in which invoke_tool visibly broke rule 9 (changed the
+  tools or the request, or handed back an envelope twice): later calls ran on other inputs;
+- the outcome rules, where the handler was not called as rule 7 says (another handler ran,
+  or a retry changed the outcome);
+- an envelope without the field a rule reads (rule 2's);
+- a value refused as invalid_result, for the budget (the vocabulary's).
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from course.contract import (
+    ENVELOPE_KEYS,
+    FAILURE_CODES,
+    INVALID_RESULT,
+    RESULT_TOO_LARGE,
+    UNKNOWN_TOOL,
+)
+from grader.hidden.cases import Case
+from grader.hidden.generated.contract_model import PROPAGATES, SUCCESS
+from grader.hidden.generated.corpus import Entry, families
+from grader.hidden.probes import MARKER, same_json, strings_in
+from grader.sandbox.inside.picture import Opaque, untag
+from grader.sandbox.session import Observation
+from grader.sandbox.values import shown
+
+UNREADABLE = "an envelope that shows neither ok nor a code"
+UNANSWERED = "no envelope, because "  # what a scenario that hung or killed the worker gave
+# The codes a handler's exception or a missing tool gets: a returned value never gets one.
+EXCEPTION_OUTCOMES = frozenset(FAILURE_CODES) - {INVALID_RESULT, RESULT_TOO_LARGE}
+
+
+class Skip:
+    """What a check returns for a scenario that says nothing about its rule."""
+
+
+SKIP: Final = Skip()
+
+
+@dataclass
+class Judging:
+    """What a rule remembers across one family's scenarios (redaction compares envelopes)."""
+
+    seen: dict[object, object] = field(default_factory=dict)
+
+
+Verdict = str | Skip | None  # a fault in a student's words, SKIP, or None when kept
+Check = Callable[[Entry, Observation, Judging], Verdict]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A rule of the contract: its category, the families it is judged on, and its check."""
+
+    name: str
+    category: str
+    words: str  # names the rule for a student: "1 (the request's id)"
+    families: tuple[str, ...]
+    check: Check
+
+
+def plain(value: object) -> object:
+    """Read a subclass of int or str (an IntEnum, a StrEnum) as its plain content."""
+    if isinstance(value, Opaque) and value.base in ("bool", "int", "str"):
+        return value.content
+    return value
+
+
+def outcome(envelope: object) -> str:
+    """Return "success", a code, or UNREADABLE, read as leniently as the envelope allows."""
+    if type(envelope) is not dict:
+        return UNREADABLE
+    error = plain(envelope.get("error", UNREADABLE))
+    if error is None:
+        return SUCCESS
+    if type(error) is str and error in FAILURE_CODES:
+        return error
+    return SUCCESS if plain(envelope.get("ok")) is True else UNREADABLE
+
+
+def envelopes(observation: Observation) -> list[Any]:
+    """Return every envelope invoke_tool returned, each as the dict it really holds."""
+    found = observation.envelopes
+    return [e.content if isinstance(e, Opaque) and e.base == "dict" else e for e in found]
+
+
+def settled(entry: Entry, observation: Observation) -> int:
+    """Return how many leading calls the other rules judge: all, or one after a rule-9 fault."""
+    if len(entry.expected.outcomes) == 1:
+        return 1  # one call: nothing after it to hide
+    changed = observation["tools_changed"] or observation["reused_object"]
+    changed = changed or observation["same_envelope"] or _request_changed(observation)
+    return 1 if changed else len(entry.expected.outcomes)
+
+
+def _request_changed(observation: Observation) -> bool:
+    """Say whether invoke_tool itself changed the request (not a handler through shared data)."""
+    data = observation.data
+    return bool(data.get("request_changed")) and not data.get("arguments_shared")
+
+
+def invocations(observation: Observation) -> int:
+    """Return how many calls of invoke_tool ran: each returned, or the last one raised."""
+    return len(observation.envelopes) + (observation.raised is not None)
+
+
+def calls_right(entry: Entry, observation: Observation) -> bool:
+    """Say whether each tool ran as rule 7 says for the calls that ran, on faithful arguments.
+
+    A handler that returns its arguments returns what it was given: when that was not a copy
+    equal to the request's arguments (rule 5's fault), its value is not the one expected.
+    """
+    tools = entry.scenario["tools"]
+    name = entry.scenario["request"]["tool"]
+    if name in tools and tools[name]["does"] == "return_arguments":
+        received = observation.data.get("received", {}).get(name, [])
+        wanted = entry.scenario["request"]["arguments"]
+        if not all(same_json(untag(picture), wanted) for picture in received):
+            return False
+    runs = invocations(observation)
+    repeat = len(entry.expected.outcomes)
+    calls = observation["calls"]
+    return all(
+        calls.get(name, 0) == wanted // repeat * runs
+        for name, wanted in entry.expected.calls.items()
+    )
+
+
+def calls_judged(entry: Entry, observation: Observation) -> list[tuple[tuple[str, ...], Any]]:
+    """Pair each judged call's allowed outcomes with its envelope (None where none came)."""
+    got = envelopes(observation)
+    if len(entry.expected.outcomes) == 1:  # the common case, without the walk below
+        return [(entry.expected.outcomes[0], got[0] if got else None)]
+    pairs = list(enumerate(entry.expected.outcomes))[: settled(entry, observation)]
+    return [(allowed, got[place] if place < len(got) else None) for place, allowed in pairs]
+
+
+def said(envelope: object, observation: Observation) -> str:
+    """Return the outcome of a call, or what invoke_tool did instead of returning."""
+    if envelope is not None:
+        return outcome(envelope)
+    raised = observation.raised
+    if raised is None:
+        return "no envelope"
+    return raised_words(raised["type"])
+
+
+def raised_words(kind: str) -> str:
+    """Say what invoke_tool did instead of returning: raised a type, or hung or crashed."""
+    return kind if kind.startswith(UNANSWERED) else f"invoke_tool raising {kind}"
+
+
+def correlation(entry: Entry, observation: Observation, _: Judging) -> Verdict:
+    """Rule 1: every envelope carries the request's id, same type, same value."""
+    wanted = entry.scenario["request"]["id"]
+    pairs = [(allowed, e) for allowed, e in calls_judged(entry, observation) if e is not None]
+    for _allowed, envelope in pairs:
+        got = envelope.get("id", "no id at all") if type(envelope) is dict else "no envelope"
+        if not same_json(got, wanted):
+            return f"the envelope's id was {shown(got)}, not the request's id {shown(wanted)}"
+    return None if pairs else SKIP
+
+
+def shape(entry: Entry, observation: Observation, _: Judging) -> Verdict:
+    """Rule 2: four keys, ok a real bool, a success without error, a failure without value."""
+    pairs = [(allowed, e) for allowed, e in calls_judged(entry, observation) if e is not None]
+    for _allowed, envelope in pairs:
+        if type(envelope) is not dict or set(envelope) != set(ENVELOPE_KEYS):
+            keys = sorted(map(str, envelope)) if type(envelope) is dict else []
+            return f"the envelope had the keys {keys}, not exactly {list(ENVELOPE_KEYS)}"
+        ok, error = envelope["ok"], envelope["error"]
+        if type(ok) is not bool or ok is not (error is None):
+            return f"ok was {shown(ok)} with error {shown(error)}"
+        if not ok and (envelope["value"] is not None or error not in FAILURE_CODES):
+            return f"a failure carried value {shown(envelope['value'])} and error {shown(error)}"
+    return None if pairs else SKIP
+
+
+def inputs_unchanged(entry: Entry, observation: Observation, _: Judging) -> Verdict:
+    """Rule 9: request and tools unchanged, and every envelope a new dict."""
+    if not observation.envelopes:
+        return SKIP  # invoke_tool did nothing it could be judged on: rule 8's to judge
+    if observation["tools_changed"]:
+        return "invoke_tool changed the tools dict"
+    if observation["reused_object"] or observation["same_envelope"]:
+        return "invoke_tool returned an object it was given, or the same envelope twice"
+    if _request_changed(observation):
+        return "invoke_tool changed the request"
+    return None
+
+
+def codes(entry: Entry, observation: Observation, _: Judging) -> Verdict:
+    """The failure codes: each exception's from its class alone, unknown_tool, and no other."""
+    judged = False
+    for allowed, envelope in calls_judged(entry, observation):
+        got = said(envelope, observation)
+        if got == UNKNOWN_TOOL and allowed != (UNKNOWN_TOOL,):
+            return "the call gave unknown_tool, though the tool is in the table"
+        if allowed != (UNKNOWN_TOOL,) and not calls_right(entry, observation):
+            continue
+        if set(allowed) <= EXCEPTION_OUTCOMES:
+            judged = True
+            if got not in allowed:
+                return f"the call gave {got}, not {' or '.join(allowed)}"
+        elif allowed in ((SUCCESS,), (RESULT_TOO_LARGE,)) and envelope is not None:
+            # A value inside the vocabulary; one outside it is the vocabulary's to judge.
+            judged = True
+            if got in EXCEPTION_OUTCOMES:
+                return f"the call gave {got}, though the handler returned"
+    return None if judged else SKIP
+
+
+def never_raises(entry: Entry, observation: Observation, _: Judging) -> Verdict:
+    """Rule 8: an envelope for whatever a handler does; a BaseException passes unchanged."""
+    raised = observation.raised
+    if (PROPAGATES,) in entry.expected.outcomes:
+        if raised is None:
+            return "the handler's BaseException did not leave invoke_tool"
+        if not raised["same_object"] or raised.get("changed"):
+            return f"invoke_tool raised {raised['type']}, not the handler's very exception"
+        return None
+    if raised is not None:
+        if len(observation.envelopes) >= settled(entry, observation):
+            return SKIP  # a later call, on inputs an earlier one changed: rule 9's fault
+        return f"{raised_words(raised['type'])} instead of returning an envelope"
+    return None
+
+
+def redaction(entry: Entry, observation: Observation, judging: Judging) -> Verdict:
+    """Rule 3: nothing of an exception in an envelope: its text, its type, what it varies.
+
+    Judged however often the handlers ran: a retried exception must not leak either.
+    """
+    raised = observation["handler_raised"]
+    if not raised:
+        return SKIP
+    if observation.data.get("holds_exception"):
+        return "the envelope object kept the exception in an attribute"
+    names = [name for name in raised if len(name) > 3]
+    judged = False
+    for allowed, envelope in calls_judged(entry, observation):
+        if type(envelope) is not dict or outcome(envelope) not in EXCEPTION_OUTCOMES:
+            continue
+        judged = True
+        for text in strings_in(envelope):
+            if MARKER in text or any(name in text for name in names):
+                return f"the envelope showed {shown(text)}, taken from the exception"
+        # For one request, a failure's envelope is the same whatever the exception carries.
+        extras = {k: v for k, v in envelope.items() if k not in ("ok", "error")}
+        key = (repr(entry.scenario["request"]), tuple(raised), outcome(envelope), allowed)
+        first = judging.seen.setdefault(key, extras)
+        if not same_json(first, extras):
+            return "the envelope held something that changed with what the exception carried"
+    return None if judged else SKIP
+
+
+def vocabulary(entry: Entry, observation: Observation, _: Judging) -> Verdict:
+    """invalid_result for a value outside the vocabulary or not encodable, and only for it."""
+    if not calls_right(entry, observation):
+        return SKIP
+    judged = False
+    for allowed, envelope in calls_judged(entry, observation):
+        got = said(envelope, observation)
+        if INVALID_RESULT in allowed:
+            judged = True
+            if got not in (INVALID_RESULT, RESULT_TOO_LARGE):  # the budget judges the second
+                return f"the call gave {got}, not invalid_result"
+        elif allowed in ((SUCCESS,), (RESULT_TOO_LARGE,)) and envelope is not None:
+            judged = True
+            if got == INVALID_RESULT:
+                return "the call gave invalid_result for a value inside the vocabulary"
+    return None if judged else SKIP
+
+
+def budget(entry: Entry, observation: Observation, _: Judging) -> Verdict:
+    """Rule 4: result_too_large exactly when the value's UTF-8 JSON passes the budget."""
+    if not calls_right(entry, observation):
+        return SKIP
+    size, judged = entry.expected.size, False
+    for allowed, envelope in calls_judged(entry, observation):
+        got = said(envelope, observation)
+        if INVALID_RESULT in allowed and size is None:
+            continue  # a value with no size at all: only the vocabulary says what it gets
+        if got == INVALID_RESULT and INVALID_RESULT not in allowed:
+            continue  # a value refused at any size: the vocabulary's fault
+        if allowed == (RESULT_TOO_LARGE,):
+            judged = True
+            if got != RESULT_TOO_LARGE:
+                return f"the call gave {got} for a value of {size} bytes, over the budget"
+        elif got == RESULT_TOO_LARGE:  # said of a value that fits, or of one outside
+            judged = True
+            if RESULT_TOO_LARGE not in allowed:
+                return "the call gave result_too_large for a value that fits the budget"
+        elif allowed == (SUCCESS,) and got == SUCCESS:
+            judged = True  # a value that fits went through
+    return None if judged else SKIP
+
+
+def fresh_value(entry: Entry, observation: Observation, _: Judging) -> Verdict:
+    """Rule 6: a success's value equals json.loads(encoded), same types, sharing nothing."""
+    if not calls_right(entry, observation):
+        return SKIP
+    judged = False
+    for allowed, envelope in calls_judged(entry, observation):
+        if allowed != (SUCCESS,) or outcome(envelope) != SUCCESS or "value" not in envelope:
+            continue
+        judged = True
+        if not same_json(envelope["value"], entry.value):
+            return f"the value was {shown(envelope['value'])}, not {shown(entry.value)}"
+    reused = observation["reused_object"] or observation["same_envelope"]  # rule 9's
+    shared = observation.data.get("value_shared") or observation.data.get("value_reused")
+    if judged and shared and not reused:
+        return "the value shared a list or dict with the handler's own objects"
+    return None if judged else SKIP
+
+
+def arguments_copied(entry: Entry, observation: Observation, _: Judging) -> Verdict:
+    """Rule 5: the handler gets a deep copy of the arguments, equal to them."""
+    if observation.data.get("arguments_shared"):
+        return "the handler was given the request's own lists or dicts"
+    if _request_changed(observation):
+        return SKIP  # invoke_tool changed the arguments itself: rule 9's fault
+    wanted = entry.scenario["request"]["arguments"]
+    received = observation["received"].get(entry.scenario["request"]["tool"], [])
+    for picture in received[: settled(entry, observation)]:
+        if not same_json(untag(picture), wanted):
+            return f"the handler was given {shown(untag(picture))}, not the arguments"
+    return None if received else SKIP
+
+
+def called_once(entry: Entry, observation: Observation, _: Judging) -> Verdict:
+    """Rule 7: each call of invoke_tool calls its handler once, and none for an unknown tool."""
+    if settled(entry, observation) < len(entry.expected.outcomes):
+        return SKIP  # later calls ran on a changed table or request: rule 9's fault
+    if calls_right(entry, observation):
+        return None
+    calls = observation["calls"]
+    runs = invocations(observation)
+    for name, wanted in entry.expected.calls.items():
+        expected = wanted // len(entry.expected.outcomes) * runs
+        if calls.get(name, 0) != expected:
+            return f"the tool {shown(name)} was called {calls.get(name, 0)} times, not {expected}"
+    return None
+
+
+EVERY_FAMILY = (
+    "ids",
+    "names",
+    "exceptions",
+    "inside",
+    "outside",
+    "budgets",
+    "ownership",
+    "retries",
+)
+FAILING = ("ids", "names", "exceptions", "retries")
+VALUES = ("budgets", "inside", "outside", "ids")
+RULES = (
+    Rule("correlation", "envelope", "1 (the request's id)", EVERY_FAMILY, correlation),
+    Rule("shape", "envelope", "2 (the envelope's shape)", EVERY_FAMILY, shape),
+    Rule("inputs_unchanged", "envelope", "9 (no side effects)", EVERY_FAMILY, inputs_unchanged),
+    Rule("codes", "error_codes", "of the failure codes", EVERY_FAMILY, codes),
+    Rule("never_raises", "error_codes", "8 (never an exception)", EVERY_FAMILY, never_raises),
+    Rule("redaction", "redaction", "3 (nothing of an exception)", FAILING, redaction),
+    Rule("vocabulary", "vocabulary", "of invalid_result", EVERY_FAMILY, vocabulary),
+    Rule("budget", "unicode_boundary", "4 (the byte budget)", VALUES, budget),
+    Rule("fresh_value", "ownership", "6 (a fresh, equal value)", EVERY_FAMILY, fresh_value),
+    Rule("arguments_copied", "ownership", "5 (arguments copied)", ("ownership",), arguments_copied),
+    Rule("called_once", "no_retry", "7 (one call, none if unknown)", EVERY_FAMILY, called_once),
+)
+
+
+def rules_of(category: str) -> list[Case]:
+    """Return the cases of a category's generated test: one per rule it judges."""
+    count = sum(len(entries) for entries in families().values())
+    return [
+        Case(rule.name, f"for rule {rule.words}, over {count} generated scenarios", rule)
+        for rule in RULES
+        if rule.category == category
+    ]
+
+
+def rule_named(name: str) -> Rule:
+    """Return the rule called `name`."""
+    return next(rule for rule in RULES if rule.name == name)

@@ -1,0 +1,148 @@
+"""A generated scenario in a student's words: the request, the tools, what the handler does."""
+
+from typing import Any
+
+from grader.hidden.probes import MARKER
+from grader.sandbox.handlers import Scenario
+from grader.sandbox.inside.kinds import EXCEPTION_CLASSES
+from grader.sandbox.inside.picture import untag
+from grader.sandbox.inside.protocol import ToolSpec
+from grader.sandbox.values import shown
+
+# The zoo's own classes, said by what they are rather than by their private names.
+ZOO = {
+    "unhashable_invalid_input": "a subclass of InvalidInputError whose class cannot be hashed",
+    "unhashable_fault": "an Exception subclass whose class cannot be hashed",
+    "claims_every_class": "an Exception subclass whose class claims to equal every class",
+    "cancelled_error": "asyncio.CancelledError (a BaseException, not an Exception)",
+    "interrupted_invalid_input": "a class that is both InvalidInputError and KeyboardInterrupt",
+    "exiting_not_found": "a class that is both SystemExit and NotFoundError",
+    "stopped_fault": "a class that is both GeneratorExit and Exception",
+    "deep_not_found": "a subclass of a subclass of NotFoundError",
+    "broken_text_fault": "an Exception subclass whose str() and repr() raise",
+    "broken_text_permission_denied": "a PermissionDeniedError subclass whose str() raises",
+    "invalid_input_subclass": "a subclass of InvalidInputError",
+    "permission_denied_subclass": "a subclass of PermissionDeniedError",
+    "not_found_subclass": "a subclass of NotFoundError",
+    "invalid_input_mixin": "a class of InvalidInputError and ValueError",
+    "invalid_input_mixin_builtin_first": "a class of ValueError and InvalidInputError",
+    "permission_denied_mixin": "a class of PermissionError and PermissionDeniedError",
+    "not_found_mixin": "a class of KeyError and NotFoundError",
+    "ambiguous": "a class of both InvalidInputError and NotFoundError",
+    "custom_exception": "a tool's own Exception subclass",
+    "lookalike": 'an unrelated Exception class also named "InvalidInputError"',
+    "lookalike_not_found": 'an unrelated LookupError class also named "NotFoundError"',
+    "custom_base": "a tool's own BaseException subclass (not an Exception)",
+}
+# Exceptions made another way than from a class and a message (kinds.make_exception).
+SPECIAL = {
+    "unicode_encode_error": "UnicodeEncodeError",
+    "exception_group": "an ExceptionGroup holding an InvalidInputError",
+    "chained": "a RuntimeError caused by an InvalidInputError",
+    "with_notes": "an exception with a note",
+    "unprintable": "a RuntimeError whose str() raises",
+    "unprintable_course": "a NotFoundError whose str() raises",
+    "structured_args": "an InvalidInputError with a dict and a number as arguments",
+    "code_attribute": 'a ValueError with code = "permission_denied"',
+    "course_code_attribute": 'a NotFoundError with code = "permission_denied"',
+    "caused_by_course": "a ValueError caused by a NotFoundError",
+    "course_caused_by_other": "a PermissionDeniedError caused by a NotFoundError",
+    "context_of_course": "a KeyError raised while handling an InvalidInputError",
+    "caused_by_connection": "a RuntimeError caused by a ConnectionError",
+    "timeout_in_context": "a ValueError raised while handling a TimeoutError",
+    "notes_spell_a_code": "a RuntimeError whose notes name codes",
+    "course_notes_spell_a_code": "an InvalidInputError whose notes name codes",
+}
+
+
+def exception_words(spec: ToolSpec) -> str:
+    """Say which exception a tool raises, with what, in a student's words."""
+    kind = spec["exception"]
+    if kind in ZOO or kind in SPECIAL:
+        said = ZOO.get(kind) or SPECIAL[kind]
+    else:
+        said = EXCEPTION_CLASSES[kind].__name__
+    if "args" in spec:
+        arguments = [_private(untag(argument)) for argument in spec["args"]]
+        said += (
+            " raised bare, with no arguments" if not arguments else f" with arguments {arguments}"
+        )
+    else:
+        said += " with a private message"
+    if spec.get("depth"):
+        said += f", raised {spec['depth']} calls deep inside the tool"
+    attributes = spec.get("attributes") or {}
+    if attributes:
+        pairs = ", ".join(f"{name} = {shown(_private(untag(v)))}" for name, v in attributes.items())
+        said += f" and the attributes {pairs}"
+    return said
+
+
+def _private(value: Any) -> Any:
+    """Show the suite's secret as what it is, wherever it is: a private message."""
+    if type(value) is str:
+        return "<private message>" if MARKER in value else value
+    if type(value) is list:
+        return [_private(item) for item in value]
+    if type(value) is dict:
+        return {key: _private(item) for key, item in value.items()}
+    return value
+
+
+def handler_words(spec: ToolSpec) -> str:
+    """Say what a tool does."""
+    does = spec["does"]
+    falsy = "a handler object whose bool() is False that " if spec.get("falsy") else ""
+    if does == "raise":
+        return f"{falsy}raises {exception_words(spec)}"
+    if does == "flaky":
+        value = shown(untag(spec.get("value")))
+        return f"{falsy}raises {exception_words(spec)} on its first call and returns {value} after"
+    if does == "mutate":
+        return f"{falsy}changes its arguments at every depth, then returns {_value(spec)}"
+    if does == "return_fixture":
+        return f"{falsy}returns its own stored object {shown(untag(spec['fixture']))}"
+    if does == "return_arguments":
+        return f"{falsy}returns the very arguments it was given"
+    return f"{falsy}returns {_value(spec)}"
+
+
+def _value(spec: ToolSpec) -> str:
+    value = spec.get("value")
+    if type(value) is dict and value.get("make") == "placed":
+        item = str(value["item"]).replace("_", " ")
+        if not value["at"]:
+            return f"a {item} object"
+        return f"{shown(untag(value['value']))} with a {item} object put inside it"
+    if type(value) is dict and value.get("make") == "long_text":
+        return f"a text of {value['count']} times {shown(value['text'])}"
+    if type(value) is dict and "make" in value:
+        return f"a value made of {value['make'].replace('_', ' ')}"
+    return shown(untag(value))
+
+
+def exact(value: object) -> str:
+    """Show a value with every character that is not ASCII escaped, so forms can be told apart.
+
+    Two names that differ only in Unicode normal form ("pr\u00f6be", "pro\u0308be") or by an
+    invisible character look alike printed; escaped, a student sees which is which.
+    """
+    text = shown(value, 160)
+    return text.encode("ascii", "backslashreplace").decode("ascii")
+
+
+def scenario_words(scenario: Scenario) -> str:
+    """Say the whole scenario: the request, the tools, the budget and how often it is called."""
+    request = scenario["request"]
+    said = f"for the request {exact(request)}"
+    tools = scenario["tools"]
+    if request["tool"] not in tools:
+        said += f" when the tools are named {exact(list(tools))}"
+    for name, spec in tools.items():
+        said += f"; the tool {exact(name)} {handler_words(spec)}"
+    if "max_result_bytes" in scenario:
+        said += f"; max_result_bytes={scenario['max_result_bytes']}"
+    repeat = scenario.get("repeat", 1)
+    if repeat != 1:
+        said += f"; invoke_tool called {repeat} times"
+    return said

@@ -1,0 +1,76 @@
+"""The executable contract agrees with both references on every generated scenario."""
+
+import warnings
+from pathlib import Path
+
+import pytest
+
+from course.contract import INVALID_RESULT, NOT_FOUND, RESULT_TOO_LARGE, TOOL_FAILED
+from grader.hidden.generated.contract_model import PROPAGATES, SUCCESS, expect
+from grader.hidden.generated.corpus import families
+from grader.hidden.probes import raises, returns, same_json, scenario
+from grader.sandbox.inside.picture import untag
+from tooling.scenarios.inprocess import run
+
+pytestmark = []
+
+CORRECT = Path(__file__).resolve().parents[3] / "fixtures" / "submissions" / "correct"
+REFERENCES = ("reference.py", "second-reference.py")
+
+
+def invoke_tool_of(name):
+    namespace = {}
+    source = (CORRECT / name).read_text(encoding="utf-8")
+    exec(compile(source, name, "exec"), namespace)  # our own reference, in this process
+    return namespace["invoke_tool"]
+
+
+@pytest.mark.parametrize("reference", REFERENCES)
+def test_every_generated_scenario_is_what_the_reference_does(reference):
+    invoke_tool = invoke_tool_of(reference)
+    disagreements = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # coroutines a reference refused
+        for family, entries in families().items():
+            for entry in entries:
+                outcomes, calls = run(invoke_tool, entry.scenario)
+                fits = calls == entry.expected.calls
+                for (got, value), allowed in zip(outcomes, entry.expected.outcomes, strict=True):
+                    fits = fits and got in allowed
+                    fits = fits and (got != SUCCESS or same_json(value, entry.value))
+                if not fits:
+                    disagreements.append((family, entry.scenario))
+    assert disagreements == []
+
+
+def test_an_exception_gets_every_code_its_class_has_and_only_those():
+    assert expect(scenario(raises("not_found_mixin"))).outcomes == ((NOT_FOUND,),)
+    assert set(expect(scenario(raises("ambiguous"))).outcomes[0]) == {"invalid_input", NOT_FOUND}
+    assert expect(scenario(raises("lookalike"))).outcomes == ((TOOL_FAILED,),)
+    assert expect(scenario(raises("keyboard_interrupt"))).outcomes == ((PROPAGATES,),)
+    assert expect(scenario(raises("interrupted_invalid_input"))).outcomes == (("invalid_input",),)
+
+
+def test_the_budget_is_exact_and_outside_values_may_get_either_code_only_when_too_large():
+    text = "\u00e9\u00e9"  # 6 bytes as JSON: two quotes and two 2-byte characters
+    assert expect(scenario(returns(text), max_result_bytes=6)).outcomes == ((SUCCESS,),)
+    assert expect(scenario(returns(text), max_result_bytes=5)).outcomes == ((RESULT_TOO_LARGE,),)
+    both = (INVALID_RESULT, RESULT_TOO_LARGE)
+    assert expect(scenario(returns((1, 2)), max_result_bytes=4)).outcomes == (both,)
+    assert expect(scenario(returns((1, 2)), max_result_bytes=6)).outcomes == ((INVALID_RESULT,),)
+    lone = expect(scenario(returns("\ud800" * 9), max_result_bytes=1))
+    assert lone.outcomes == ((INVALID_RESULT,),)  # no UTF-8 size at all
+
+
+def test_a_success_expects_the_decoded_value_with_its_types():
+    expected = expect(scenario(returns({"a": [1, 1.0, True, -0.0]})))
+    assert expected.outcomes == ((SUCCESS,),)
+    assert same_json(untag(expected.value), {"a": [1, 1.0, True, -0.0]})
+    assert not same_json(untag(expected.value), {"a": [1, 1, True, 0.0]})
+
+
+def test_an_unknown_tool_calls_nothing():
+    unknown = scenario(returns(1))
+    unknown["request"]["tool"] = "Probe"
+    assert expect(unknown).calls == {"probe": 0}
+    assert expect(unknown).outcomes == (("unknown_tool",),)

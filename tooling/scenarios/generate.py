@@ -1,0 +1,78 @@
+"""Draw each family's scenarios with Hypothesis, derandomized, and judge them by the model.
+
+The draw is deterministic (a fixed seed from the drawing function, no example database), and
+its result is committed as data: grading never runs Hypothesis, and every student, run and
+machine gets the same scenarios. Hypothesis also mixes in string and number literals it finds
+in the project's loaded modules ("local constants"); that would tie the corpus to every
+unrelated edit and to what happened to be imported, so the draw runs without them. Within a
+family the scenarios are ordered smallest first, so the first one a submission fails is the
+smallest failing scenario of its kind.
+"""
+
+import contextlib
+import json
+from collections.abc import Iterator
+from dataclasses import asdict
+
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+from hypothesis.internal.conjecture import providers
+from hypothesis.internal.constants_ast import Constants
+
+from grader.hidden.generated.contract_model import expect
+from grader.sandbox.handlers import Scenario, check_spec
+from grader.sandbox.inside.picture import json_text
+from tooling.scenarios.families import FAMILIES
+
+_DRAWING = dict(
+    derandomize=True,
+    database=None,
+    phases=[Phase.generate],
+    suppress_health_check=list(HealthCheck),
+    deadline=None,
+)
+
+
+def draw(strategy: st.SearchStrategy[Scenario], count: int) -> list[Scenario]:
+    """Return up to `count` distinct scenarios drawn from `strategy`, smallest first."""
+    drawn: dict[str, Scenario] = {}
+
+    @settings(max_examples=count, **_DRAWING)  # type: ignore[arg-type]
+    @given(strategy)
+    def keep(example: Scenario) -> None:
+        drawn.setdefault(json_text(example), example)
+
+    with _without_local_constants():
+        keep()
+    return [drawn[text] for text in sorted(drawn, key=lambda text: (len(text), text))]
+
+
+@contextlib.contextmanager
+def _without_local_constants() -> Iterator[None]:
+    """Draw with Hypothesis's own constants only, none read from this project's modules.
+
+    A private hook of the pinned Hypothesis (requirements.txt); should an upgrade move it, the
+    generator fails here and tests/tooling/test_scenarios.py says so.
+    """
+    found = providers._get_local_constants
+    providers._get_local_constants = Constants  # makes an empty set of constants
+    try:
+        yield
+    finally:
+        providers._get_local_constants = found
+
+
+def corpus_text() -> str:
+    """Return the corpus as committed: by family, a scenario and its expectation per line."""
+    lines = ["{"]
+    for place, family in enumerate(FAMILIES):
+        entries = []
+        for scenario in draw(family.strategy, family.count):
+            for spec in scenario["tools"].values():
+                check_spec(spec)
+            expected = asdict(expect(scenario))
+            entries.append(json_text({"scenario": scenario, "expected": expected}))
+        comma = "," if place < len(FAMILIES) - 1 else ""
+        lines.append(f"{json.dumps(family.name)}: [\n" + ",\n".join(entries) + f"\n]{comma}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"

@@ -93,8 +93,9 @@ class FailedExample(AssertionError):
     """
 
     def __init__(self, fault: str, example: str, taught: str = "") -> None:
-        super().__init__(f"{fault} ({example})")
-        self.example = f"{fault} ({example})"[:EXAMPLE_LIMIT]
+        said = f"{fault} ({example})"
+        super().__init__(said)
+        self.example = said[:EXAMPLE_LIMIT]
         self.taught = taught  # the id of a hidden test whose lesson section teaches the example
 
 

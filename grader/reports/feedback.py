@@ -118,7 +118,7 @@ def _failure_lines(outcomes: Iterable[TestOutcome]) -> list[str]:
             examples.append(outcome.example)
     return [
         f"{_with_cases(description, cases)} ({', '.join(dict.fromkeys(map(_words, statuses)))})"
-        + "".join(f" {hints.EXAMPLE_LEAD} {example}." for example in examples[:CASES_SHOWN])
+        + "".join(f" {hints.example_words(example)}" for example in examples[:CASES_SHOWN])
         for description, (cases, statuses, examples) in tests.items()
     ]
 

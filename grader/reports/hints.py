@@ -194,12 +194,9 @@ def outcome_hint(
     if status_hint:
         return f"{status_hint} {revisit([taught_in(outcome.test_id, outcome.category)], course)}"
     hint = category_hint(outcome.category, course, [outcome.taught or outcome.test_id])
-    return f"{hint} {example_words(outcome)}" if outcome.example else hint
+    return f"{hint} {example_words(outcome.example)}" if outcome.example else hint
 
 
-def example_words(outcome: TestOutcome) -> str:
-    """Return the sentence that shows a generated test's smallest failing scenario, or ""."""
-    return f"{EXAMPLE_LEAD} {outcome.example}." if outcome.example else ""
-
-
-EXAMPLE_LEAD = "Smallest failing example:"
+def example_words(example: str) -> str:
+    """Return the sentence that shows a generated test's smallest failing scenario."""
+    return f"Smallest failing example: {example}."

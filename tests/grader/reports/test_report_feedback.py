@@ -1,11 +1,13 @@
 """Feedback pages tell a student each category's result and what to revisit, in plain words."""
 
+from dataclasses import replace
 from html.parser import HTMLParser
 
 from grade_builders import grade_for as shared_grade_for
 
 from grader.model import NOT_JUDGED, HiddenTest
 from grader.reports import feedback
+from grader.score import score
 
 pytestmark = []
 
@@ -79,6 +81,17 @@ def test_the_failed_cases_of_one_test_are_named_on_one_line():
     text = markdown(grade)
     assert text.count("The id comes back unchanged") == 1
     assert '- The id comes back unchanged — for the id 0; for the id "" (failed)' in text
+
+
+def test_a_generated_failure_shows_its_smallest_example_on_its_line():
+    grade = grade_for(["passed", "failed"])
+    example = "the envelope carries the message (a tool raised ValueError('<private message>'))"
+    failed = replace(grade.run.outcomes[1], example=example)
+    run = replace(grade.run, outcomes=(grade.run.outcomes[0], failed))
+    text = markdown(score(run, HIDDEN))
+    line = "- an exception's message stays out of the envelope (failed)"
+    assert f"{line} Smallest failing example: {example}." in text
+    assert "Smallest failing example" not in markdown(grade)
 
 
 def test_a_test_that_stepped_aside_is_not_listed_as_work_to_do():

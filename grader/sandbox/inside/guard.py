@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from grader.sandbox.inside import seal
 from grader.sandbox.inside.batch import Batch, answer_locally
 from grader.sandbox.inside.channel import MEMORY_REPLY, REPLY_FD, REQUEST_FD, Channel
-from grader.sandbox.inside.kinds import build, make_raised, mutate_deeply
+from grader.sandbox.inside.kinds import build, made_by_maker, make_raised, mutate_deeply
 from grader.sandbox.inside.picture import tag, type_name
 from grader.sandbox.inside.report import (
     Records,
@@ -59,6 +59,7 @@ if TYPE_CHECKING:
         Hello,
         LoadRequest,
         RunRequest,
+        Tagged,
         ToolAnswer,
         WorkerFacts,
     )
@@ -68,6 +69,21 @@ if TYPE_CHECKING:
 __builtins__ = dict(vars(builtins))  # type: ignore[assignment]
 
 _monotonic = time.monotonic  # bound before student code, which may patch the time module
+# The same for every module function the guard calls: a submission can replace sys.getrecursionlimit
+# or sys._getframe, and what it put there would run with the guard's frames (its key) below it,
+# before the guard is busy, or while it reads a frame itself; a replaced types.FrameType would
+# let the guard's own frames pass for something else.
+_get_limit = sys.getrecursionlimit
+_set_limit = sys.setrecursionlimit
+_getframe = sys._getframe
+_collecting = gc.isenabled
+_stop_collecting = gc.disable
+_start_collecting = gc.enable
+_FRAME = types.FrameType
+_NAMESPACE = types.SimpleNamespace
+_realpath = os.path.realpath
+_fsdecode = os.fsdecode
+_exit = os._exit
 _HEADROOM = 200  # frames the guard may use beyond the student's recursion limit
 # The most text the visible checks may send back (a check's text is a few hundred characters).
 _CHECKS_TEXT_LIMIT = 1 << 20
@@ -128,23 +144,26 @@ class Guard:
 
     def answer(self, event: str, args: tuple[Any, ...]) -> BaseException | None:
         """Handle one of the guard's own events with room to work, however deep the caller is."""
-        limit = sys.getrecursionlimit()
-        sys.setrecursionlimit(limit + _HEADROOM)
+        limit = _get_limit()
+        _set_limit(limit + _HEADROOM)
         self.busy = True
-        collecting = gc.isenabled()
-        gc.disable()
+        collecting = _collecting()
+        _stop_collecting()
         try:
-            limit = self.student_limit(limit)
-            self.reading_frame = True
-            caller = sys._getframe(2)  # answer <- hook <- the caller
-            self.reading_frame = False
+            if self.owed_limit is not None:
+                limit = self.student_limit(limit)
+            caller = None
+            if event in LOOP_EVENTS:  # only they are checked for where they come from
+                self.reading_frame = True
+                caller = _getframe(2)  # answer <- hook <- the caller
+                self.reading_frame = False
             return self.handle(event, args, caller)
         finally:
             self.busy = self.reading_frame = False
             if collecting:
-                gc.enable()
+                _start_collecting()
             try:
-                sys.setrecursionlimit(limit)
+                _set_limit(limit)
             except BaseException:  # deeper than the limit right now: put it back next time
                 self.owed_limit = limit
 
@@ -169,7 +188,7 @@ class Guard:
         self.busy = self.reading_frame = True
         try:
             frame = getattr(args[0], args[1], None)
-            mine = type(frame) is types.FrameType and frame.f_code.co_filename in self.own_files
+            mine = type(frame) is _FRAME and frame.f_code.co_filename in self.own_files
         finally:
             self.busy = self.reading_frame = False
         return "looking at the grader's own frames" if mine else None
@@ -179,7 +198,7 @@ class Guard:
             return "opening the grader's channel" if path in (REQUEST_FD, REPLY_FD) else None
         self.busy = True
         try:
-            real = os.path.realpath(os.fsdecode(path)) if type(path) in (str, bytes) else ""
+            real = _realpath(_fsdecode(path)) if type(path) in (str, bytes) else ""
         except (OSError, ValueError):
             real = ""
         finally:
@@ -195,15 +214,18 @@ class Guard:
         )
 
     def handle(
-        self, event: str, args: tuple[Any, ...], caller: types.FrameType
+        self, event: str, args: tuple[Any, ...], caller: types.FrameType | None
     ) -> BaseException | None:
-        """Handle one `grader.` event; return an exception to raise in the caller, or None."""
+        """Handle one `grader.` event; return an exception to raise in the caller, or None.
+
+        `caller` is the frame that sent one of LOOP_EVENTS, and None for any other event.
+        """
         try:
             if event == "grader.call":
                 return self.call(args[0], args[1])
             if event == "grader.forbid":
                 return self.forbid(args[0] if type(args[0]) is str else "this")
-            if event not in LOOP_EVENTS or not self.from_loop(caller):
+            if caller is None or not self.from_loop(caller):
                 return self.forbid("sending the grader's own events")
             if event in CHECKPOINTS and not self.batch_continues() and not self.loop_intact():
                 self.forbid("changing the grader's own code")
@@ -237,7 +259,7 @@ class Guard:
         message: LoadRequest | RunRequest | BatchRequest | None
         while (message := self.next_message()) is not None:
             if message["op"] == "load":
-                units = [types.SimpleNamespace(**unit) for unit in message["units"]]
+                units = [_NAMESPACE(**unit) for unit in message["units"]]
                 box[0] = {"op": "load", "units": units, "check": bool(message.get("check"))}
                 return
             if not self.ready:
@@ -246,20 +268,24 @@ class Guard:
             if message["op"] == "batch":
                 self.batch = Batch(message["scenarios"])
                 continue
-            self.records = Records(message["request"], message)
-            self.records.fixtures = {
-                name: build(recipe) for name, recipe in message.get("fixtures", {}).items()
+            self.records = records = Records(message["request"], message)
+            records.fixtures = {
+                name: self.build_value(records, recipe)
+                for name, recipe in message.get("fixtures", {}).items()
             }
             keyword: dict[str, int] = {}
             if "max_result_bytes" in message:
                 keyword["max_result_bytes"] = message["max_result_bytes"]
             box[0] = {
                 "op": "run",
-                "request": self.records.request,
+                "request": records.request,
                 "tools": list(message["tools"]),
                 "falsy": list(message.get("falsy", ())),
                 "keyword": keyword,
                 "repeat": message.get("repeat", 1),
+                # The student's output is flushed before a reply, so it is all in its pipe when
+                # the reply comes: in a batch, only before the last scenario's end.
+                "flush": self.batch is None or not self.batch.waiting,
             }
             return
         box[0] = None
@@ -402,7 +428,7 @@ class Guard:
             self.channel.send({"call": name, "arguments": tag(arguments), "at": _monotonic()})
             answer = self.channel.receive()
             if answer is None:
-                os._exit(0)  # the trusted side has gone: nothing is left to report to
+                _exit(0)  # the trusted side has gone: nothing is left to report to
         released: list[object] = []
         box[1] = released
         if answer.get("mutate"):
@@ -420,10 +446,17 @@ class Guard:
         elif answer.get("gives_back") == "arguments":
             result = arguments
         else:
-            result = build(answer["return"])
+            result = self.build_value(records, answer["return"])
         records.handed.append(result)
         box[0] = result
         return None
+
+    def build_value(self, records: Records, recipe: Tagged) -> object:
+        """Build a value from a recipe; note one a maker built, for `close_coroutines`."""
+        value = build(recipe)
+        if made_by_maker(recipe):
+            records.made.append(value)
+        return value
 
 
 def install() -> None:

@@ -242,6 +242,14 @@ def _instance(cls: type[Made], *args: object) -> Made:
     return made
 
 
+def made_by_maker(recipe: Tagged) -> bool:
+    """Say whether `build` makes the recipe's value with a maker, not from a plain picture.
+
+    Only such a value can hold an object outside the pictures' types, a coroutine among them.
+    """
+    return type(recipe) is dict and recipe.get("make") is not None
+
+
 def build(recipe: Tagged) -> object:
     """Return a new value from a recipe: a picture, or a named maker for what JSON lacks."""
     maker = recipe.get("make") if type(recipe) is dict else None

@@ -77,8 +77,10 @@ def serve() -> None:
                 break
             audit("grader.returned", None, envelope)
             envelope = None
-        # After the guard has described the scenario: flushing may run student code.
-        flushing(streams)
+        # After the guard has described the scenario: flushing may run student code. Only
+        # before a reply: a batch's scenarios are flushed together, before its last one's end.
+        if message["flush"]:
+            flushing(streams)
         box = [None, None]
         audit("grader.end", box)
         # Letting go here, not in the guard: a student's __del__ runs above this frame.

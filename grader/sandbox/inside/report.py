@@ -34,6 +34,9 @@ _PROXY_GET = types.MappingProxyType.get
 # its address by four bits: one-to-one, and as long-lived as the object, which a walk keeps.
 _identity = object.__hash__
 _WALK_LIMIT = 100_000
+# Bound before student code, which may replace them in the sys module (see guard.py).
+_get_limit = sys.getrecursionlimit
+_set_limit = sys.setrecursionlimit
 # Deep enough for the tagged picture of any value the pictures carry, whatever the student set.
 _RECURSION_FOR_REPORTS = 2_000
 
@@ -54,6 +57,9 @@ class Records:
         self.tools: object = None  # the dict given to invoke_tool
         self.stubs: dict[str, object] = {}  # tool name -> the callable put in it
         self.handed: list[object] = []  # every value a tool call returned
+        # The values built by a maker (kinds.made_by_maker), fixtures too: only they can hold a
+        # coroutine the guard made, so only they are walked at the scenario's end.
+        self.made: list[object] = []
         self.thrown: list[BaseException] = []  # every exception a tool call raised
         self.thrown_states: list[ExceptionState] = []  # what each carried when it was raised
         self.envelopes: list[Any] = []  # as invoke_tool returned them: read by exact methods
@@ -75,12 +81,12 @@ class Records:
 
 def describe(records: Records, released: list[object]) -> ScenarioFacts:
     """Return the worker's part of the observation; changes the envelopes if asked to."""
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, _RECURSION_FOR_REPORTS))
+    limit = _get_limit()
+    _set_limit(max(limit, _RECURSION_FOR_REPORTS))
     try:
         return _describe(records, released)
     finally:
-        sys.setrecursionlimit(limit)
+        _set_limit(limit)
 
 
 def _describe(records: Records, released: list[object]) -> ScenarioFacts:
@@ -227,12 +233,16 @@ def _held(value: object) -> dict[int, object]:
 
 
 def close_coroutines(records: Records) -> None:
-    """Close the coroutines the tools handed out, so none warns in the student's output.
+    """Close the coroutines the guard made for the scenario, so none warns in its output.
 
     A coroutine the guard made and nobody awaited would print "never awaited" when freed.
-    Closing one already finished, or one the student ran, does nothing.
+    Closing one already finished, or one the student ran, does nothing. Only the values a
+    maker built are walked: a plain picture's value holds no coroutine, and most scenarios
+    have no other.
     """
-    for node in _held(records.handed).values():
+    if not records.made:
+        return
+    for node in _held(records.made).values():
         if type(node) is _COROUTINE:
             _COROUTINE.close(node)
 

@@ -141,3 +141,33 @@ def test_a_coroutine_placed_in_a_value_is_built_where_the_recipe_says():
     finally:
         inner.close()
     assert build(returns_made("shared_list")["value"])["first"] == [1, "two", {"three": 3.0}]
+
+
+PRINTS_ITS_ID = """
+def invoke_tool(request, tools, **options):
+    print("scenario", request["id"])
+    return _honest(request, tools, **options)
+"""
+
+
+def test_what_every_scenario_of_a_batch_printed_is_in_its_output(fork_server):
+    session = session_for(fork_server, reference_with(PRINTS_ITS_ID))
+    try:
+        session.run_batch([scenario(returns(1), request_id=n) for n in range(3)])
+        printed = session.take_output()
+    finally:
+        session.stop()
+    assert [line for line in printed.splitlines() if line.startswith("scenario")] == [
+        "scenario 0",
+        "scenario 1",
+        "scenario 2",
+    ]
+
+
+def test_only_a_value_a_maker_built_is_walked_for_coroutines():
+    from grader.sandbox.inside.kinds import made_by_maker
+
+    assert made_by_maker({"make": "placed", "at": [], "item": "coroutine"})
+    assert made_by_maker(returns_made("shared_list")["value"])
+    assert not made_by_maker({"t": "dict", "v": [["make", 1]]})
+    assert not made_by_maker([{"make": "coroutine"}])

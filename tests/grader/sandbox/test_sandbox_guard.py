@@ -35,6 +35,18 @@ CHEATS = {
     "adds-an-audit-hook": "sys.addaudithook(lambda *a: None)",
     "sends-the-loops-events": "sys.audit('grader.end', [None, None])",
     "lists-its-descriptors": "import os; os.listdir('/proc/self/fd')",
+    # The hook's own frame is in the traceback of the ImportError it raises for ctypes.
+    "hides-the-frame-type": (
+        "import types\n"
+        "    types.FrameType = int\n"
+        "    try:\n"
+        "        import ctypes\n"
+        "    except ImportError as error:\n"
+        "        trace = error.__traceback__\n"
+        "        while trace is not None:\n"
+        "            trace.tb_frame.f_locals\n"
+        "            trace = trace.tb_next"
+    ),
     "opens-the-channel": "open(4, 'wb', closefd=False).write(b'{}\\n')",
     "answers-the-reply-channel": (
         "import os\n"
@@ -66,6 +78,42 @@ def test_a_way_into_the_grader_is_refused_as_forbidden(fork_server, name):
 def test_the_honest_twin_of_every_cheat_passes(fork_server):
     observation = outcome(fork_server, TEMPLATE.replace("CHEAT", "pass"))
     assert observation.envelope == {"id": "req-7", "ok": True, "value": {"n": 1}, "error": None}
+
+
+# Module functions the guard uses, each replaced by a spy that notes every call: what ran in
+# their place would run with the guard's frames, and its key, below it.
+SPIED = """
+import gc, sys
+
+_spied = []
+
+
+def _spy_on(module, name):
+    original = getattr(module, name)
+
+    def spy(*args):
+        _spied.append(name)
+        return original(*args)
+
+    setattr(module, name, spy)
+
+
+for _module, _name in ((sys, "getrecursionlimit"), (sys, "setrecursionlimit"),
+                       (sys, "_getframe"), (gc, "isenabled"), (gc, "disable"), (gc, "enable")):
+    _spy_on(_module, _name)
+_honest = invoke_tool
+
+
+def invoke_tool(request, tools, **options):
+    envelope = _honest(request, tools, **options)
+    envelope["value"] = list(_spied)
+    return envelope
+"""
+
+
+def test_the_guard_calls_none_of_the_module_functions_a_submission_replaced(fork_server):
+    observation = outcome(fork_server, REFERENCE + SPIED, scenario(flaky({"n": 1})))
+    assert observation.envelope["value"] == []
 
 
 def test_forging_the_tools_call_count_does_not_hide_a_retry(fork_server):

@@ -142,6 +142,8 @@ class Runner:
         self.limits = limits
         self.server = server
         self.on_finished = on_finished
+        # What the tests work out once for every submission of the job (SubmissionSession.shared).
+        self.shared: dict[str, object] = {}
 
     def run_all(self, entries: Iterable[GradingEntry]) -> None:
         """Grade every entry, read one at a time (a class's code is never held at once)."""
@@ -172,7 +174,7 @@ class Runner:
         """
         if entry["error"] is not None:
             return self.result_for_all("error", "unreadable", entry["error"])
-        session = SubmissionSession(entry["units"], self.limits, self.server(), serial)
+        session = SubmissionSession(entry["units"], self.limits, self.server(), serial, self.shared)
         try:
             session.start()
         except LoadFailure as failure:

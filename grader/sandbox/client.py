@@ -14,6 +14,7 @@ import signal
 import tempfile
 import time
 from collections.abc import Callable
+from typing import NewType
 
 from grader.sandbox import cgroups, containment
 from grader.sandbox.cleanup import remove_tree
@@ -110,6 +111,15 @@ def worker_limits(cpu_seconds: int, memory_mb: int, processes: int) -> dict[str,
     )
 
 
+# A request's line as the worker reads it: a batch the same for every submission is encoded once.
+Encoded = NewType("Encoded", bytes)
+
+
+def encode_request(message: JobMessage) -> Encoded:
+    """Return the line that carries `message` to a worker."""
+    return Encoded((json_text(message) + "\n").encode("ascii"))
+
+
 class Worker:
     """One running worker process, with its pipes, scratch folder and captured output."""
 
@@ -163,10 +173,11 @@ class Worker:
             message["seccomp"] = self.isolation.seccomp.hex()
         return message
 
-    def send(self, message: JobMessage) -> None:
+    def send(self, message: JobMessage | Encoded) -> None:
         """Write one request; a worker that is gone shows as how it ended."""
+        line = message if isinstance(message, bytes) else encode_request(message)
         try:
-            os.write(self.request_write, (json_text(message) + "\n").encode("ascii"))
+            os.write(self.request_write, line)
         except OSError:
             raise self._death() from None
 
@@ -178,7 +189,7 @@ class Worker:
 
     def ask(
         self,
-        message: LoadRequest | RunRequest | BatchRequest,
+        message: LoadRequest | RunRequest | BatchRequest | Encoded,
         stopwatch: Stopwatch,
         on_call: Callable[[ToolCall], ToolAnswer] | None = None,
     ) -> Reply:

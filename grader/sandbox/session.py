@@ -8,13 +8,15 @@ code computes, wall time while it waits.
 """
 
 import contextlib
+import functools
+import hashlib
 import math
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Literal, overload
 
 from grader.model import CodeUnit, Limits
-from grader.sandbox.client import Allowance, Worker, worker_limits
+from grader.sandbox.client import Allowance, Encoded, Worker, encode_request, worker_limits
 from grader.sandbox.clock import WALL_FACTOR, Stopwatch
 from grader.sandbox.handlers import Scenario, Toolbox
 from grader.sandbox.inside.picture import json_text, untag
@@ -60,10 +62,16 @@ class Observation:
 
     def __init__(self, data: ObservationData, key: ScenarioKey = "") -> None:
         self.key = key  # the scenario's key: which call of invoke_tool this observed
-        self.envelopes = [untag(envelope) for envelope in data["envelopes"]]
-        data["envelopes"] = []  # kept decoded only: their pictures would double what is held
+        self.digest = _digest(data)
         self.data = data
         self.raised = data["raised"]
+
+    @functools.cached_property
+    def envelopes(self) -> list[object]:
+        """Every envelope `invoke_tool` returned, rebuilt from its picture when first read."""
+        envelopes = [untag(envelope) for envelope in self.data["envelopes"]]
+        self.data["envelopes"] = []  # kept decoded only: their pictures would double what is held
+        return envelopes
 
     @property
     def envelope(self) -> object:
@@ -95,6 +103,18 @@ class Observation:
         return MISSING
 
 
+def _digest(data: ObservationData) -> bytes | None:
+    """Return a digest of everything the worker showed, or None if its text cannot be written.
+
+    Equal digests, equal observations: the JSON text says every value and type exactly.
+    """
+    try:
+        text = json_text(data)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return hashlib.blake2b(text.encode("ascii"), digest_size=16).digest()
+
+
 class _Missing:
     """Stands for a field an envelope lacks, and says so in assertion messages."""
 
@@ -109,11 +129,18 @@ class SubmissionSession:
     """Run scenarios for one submission, starting workers as needed within its time budget."""
 
     def __init__(
-        self, units: Sequence[CodeUnit], limits: Limits, server: ForkServer, serial: int = 0
+        self,
+        units: Sequence[CodeUnit],
+        limits: Limits,
+        server: ForkServer,
+        serial: int = 0,
+        shared: dict[str, object] | None = None,
     ) -> None:
         """Fork workers from `server` (the job's ForkServer).
 
         `serial` numbers the submission within its job; it picks the workers' user id.
+        `shared` is what the job's tests work out once for all its submissions: requests and
+        verdicts, each a function of what it is kept by, never of a submission alone.
         """
         self.units: list[CodeUnitMessage] = [
             {"label": u.label, "filename": u.filename, "source": u.source} for u in units
@@ -133,6 +160,7 @@ class SubmissionSession:
         self.asked: set[ScenarioKey] = set()  # the scenarios the current test asked
         # What the submission's tests work out once and share, by name (a batch's readings).
         self.memo: dict[str, object] = {}
+        self.shared: dict[str, object] = {} if shared is None else shared
 
     def start(self) -> Worker:
         """Start a worker and load the code; raise LoadFailure or a SandboxProblem if it fails.
@@ -206,14 +234,16 @@ class SubmissionSession:
         return asked
 
     @contextlib.contextmanager
-    def batch(self, scenarios: Sequence[Scenario]) -> Iterator[list[Observation]]:
+    def batch(
+        self, scenarios: Sequence[Scenario], name: str | None = None
+    ) -> Iterator[list[Observation]]:
         """Run many scenarios as `run_batch` does, holding their observations only meanwhile.
 
         What the replies cost the submission's allowance is given back when the block ends: a
         caller that judges a batch and keeps only its verdicts holds one batch at a time.
         """
         before = self.allowance.held_left
-        observations = self.run_batch(scenarios)
+        observations = self.run_batch(scenarios, name)
         held = before - self.allowance.held_left
         try:
             yield observations
@@ -221,23 +251,23 @@ class SubmissionSession:
             observations.clear()
             self.allowance.held_left += held
 
-    def run_batch(self, scenarios: Sequence[Scenario]) -> list[Observation]:
+    def run_batch(
+        self, scenarios: Sequence[Scenario], name: str | None = None
+    ) -> list[Observation]:
         """Run many scenarios in one request; return their Observations, in the same order.
 
         The worker answers their tool calls itself from the recipes (grader/sandbox/handlers.py
-        says why that is safe), so a scenario costs no round trip. Nothing is cached: the
-        caller keeps what it needs. A scenario that hangs or crashes the worker ends the whole
-        batch with the SandboxProblem, as it would end a test.
+        says why that is safe), so a scenario costs no round trip. No observation is cached:
+        the caller keeps what it needs. A `name` says the scenarios are the same for every
+        submission of the job under that name, so their request is encoded once. A scenario
+        that hangs or crashes the worker ends the whole batch with the SandboxProblem, as it
+        would end a test.
         """
         if not scenarios:
             return []
         self.allowance.check()
         worker = self.worker if self.worker is not None else self.start()
-        runs = [
-            _run_message(scenario, Toolbox(scenario["tools"]), batched=True)
-            for scenario in scenarios
-        ]
-        reply = self._ask(worker, {"op": "batch", "scenarios": runs})
+        reply = self._ask(worker, self._batch_request(scenarios, name))
         self._check_output(worker)
         if "observations" not in reply or len(reply["observations"]) != len(scenarios):
             self.stop()
@@ -247,6 +277,21 @@ class SubmissionSession:
         if forbidden:
             raise SandboxForbidden("the code used " + ", ".join(forbidden))
         return observations
+
+    def _batch_request(self, scenarios: Sequence[Scenario], name: str | None) -> Encoded:
+        """Return the batch's request line, kept in `shared` under its name, if it has one."""
+        key = f"{_BATCH_REQUESTS}/{name}"
+        kept = self.shared.get(key) if name is not None else None
+        if isinstance(kept, bytes):
+            return Encoded(kept)
+        runs = [
+            _run_message(scenario, Toolbox(scenario["tools"]), batched=True)
+            for scenario in scenarios
+        ]
+        line = encode_request({"op": "batch", "scenarios": runs})
+        if name is not None:
+            self.shared[key] = line
+        return line
 
     def _run(self, scenario: Scenario, key: ScenarioKey) -> Observation:
         worker = self.worker if self.worker is not None else self.start()
@@ -270,7 +315,7 @@ class SubmissionSession:
     def _ask(
         self,
         worker: Worker,
-        message: LoadRequest | RunRequest | BatchRequest,
+        message: LoadRequest | RunRequest | BatchRequest | Encoded,
         toolbox: Toolbox | None = None,
     ) -> Reply:
         # A batch has one test's time (its scenarios take a fraction of a millisecond each): the
@@ -323,6 +368,7 @@ class SubmissionSession:
             self.worker = None
 
 
+_BATCH_REQUESTS = "batch requests"  # where `shared` keeps a named batch's request line
 _LONG = 256  # characters beyond which a string stands in a walked key by its length and hash
 
 

@@ -5,13 +5,25 @@ batch is judged by every rule that reads the family as soon as it comes back, an
 verdicts are kept, so the grader holds one batch at a time. A rule keeps the first scenario it
 fails; the corpus lists each family smallest first, so that is the smallest failing scenario
 of its kind.
+
+A verdict depends on the scenario and what the worker showed of it alone (rules.py), so the job
+keeps each scenario's verdicts by a digest of that observation (Known): in a class, most
+students' code shows the same thing on most scenarios, and those are judged once per job.
 """
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from grader.hidden.generated.corpus import Entry, families
-from grader.hidden.generated.rules import RULES, SKIP, UNANSWERED, Judging, Rule, rule_named
+from grader.hidden.generated.rules import (
+    RULES,
+    SKIP,
+    UNANSWERED,
+    Judging,
+    Rule,
+    Unchanging,
+    Verdict,
+    rule_named,
+)
 from grader.hidden.generated.words import scenario_words
 from grader.model import FailedExample, NotJudged
 from grader.sandbox.inside.protocol import RaisedFact
@@ -34,6 +46,12 @@ DECIDERS = tuple(
 )
 
 
+# Different observations of one scenario the job keeps verdicts for: a class shows a few
+# (the right one, and one per kind of bug that reaches it); more are judged each time.
+KNOWN_PER_SCENARIO = 8
+KNOWN = f"{GENERATED}/known"  # the job's Known, in SubmissionSession.shared
+
+
 @dataclass
 class Tally:
     """One rule over one family: how many scenarios it judged, and the first it failed."""
@@ -41,6 +59,38 @@ class Tally:
     judged: int = 0
     fault: FailedExample | None = None
     judging: Judging = field(default_factory=Judging)
+
+
+@dataclass
+class Known:
+    """Every rule's verdicts on each generated scenario, by a digest of its observation.
+
+    One per job, shared by its submissions: a verdict is a function of the scenario and the
+    observation, and Observation.digest (of its full JSON text) tells observations apart.
+    """
+
+    verdicts: dict[tuple[str, int], dict[bytes, tuple[Verdict, ...]]] = field(default_factory=dict)
+
+
+@dataclass
+class FamilyRun:
+    """One family being judged for one submission: its rules, their tallies, the job's Known."""
+
+    name: str
+    rules: list[Rule]
+    found: dict[str, Tally]
+    known: Known
+
+    def verdicts(self, index: int, entry: Entry, observation: Observation) -> tuple[Verdict, ...]:
+        """Return every rule's verdict on the family's `index`-th scenario, judged once per job."""
+        digest = observation.digest
+        seen = self.known.verdicts.setdefault((self.name, index), {})
+        verdicts = None if digest is None else seen.get(digest)
+        if verdicts is None:
+            verdicts = tuple(rule.check(entry, observation) for rule in self.rules)
+            if digest is not None and len(seen) < KNOWN_PER_SCENARIO:
+                seen[digest] = verdicts
+        return verdicts
 
 
 def tallies(submission: SubmissionSession, family: str) -> dict[str, Tally]:
@@ -54,49 +104,49 @@ def tallies(submission: SubmissionSession, family: str) -> dict[str, Tally]:
         raise kept
     if isinstance(kept, dict):
         return kept
+    known = submission.shared.setdefault(KNOWN, Known())
+    assert isinstance(known, Known)  # only this module keeps anything under KNOWN
     rules = [rule for rule in RULES if family in rule.families]
-    found = {rule.name: Tally() for rule in rules}
-    entries = families()[family]
+    run = FamilyRun(family, rules, {rule.name: Tally() for rule in rules}, known)
     try:
-        for start in range(0, len(entries), BATCH):
-            _judge_batch(submission, entries[start : start + BATCH], rules, found)
+        for start in range(0, len(families()[family]), BATCH):
+            _judge_batch(submission, run, start)
     except SandboxProblem as problem:
         submission.memo[key] = problem
         raise
-    submission.memo[key] = found
-    return found
+    submission.memo[key] = run.found
+    return run.found
 
 
-def _judge_batch(
-    submission: SubmissionSession,
-    batch: Sequence[Entry],
-    rules: list[Rule],
-    found: dict[str, Tally],
-) -> None:
-    """Run one batch and judge it; after a timeout or a crash, run its scenarios one by one.
+def _judge_batch(submission: SubmissionSession, run: FamilyRun, start: int) -> None:
+    """Run the batch from `start` and judge it; after a timeout or a crash, one by one.
 
     The scenario that hung or killed the worker then fails rule 8 on its own (invoke_tool gave
     no envelope), and the rest of the batch is judged as usual. Once the submission's time is
     spent, every later run ends at once, and the SandboxProblem is raised.
     """
+    batch = families()[run.name][start : start + BATCH]
+    places = range(start, start + len(batch))
+    # The same scenarios for every submission: the job encodes their request once.
+    name = f"{GENERATED}/{run.name}/{start}"
     try:
-        with submission.batch([entry.scenario for entry in batch]) as observations:
-            for entry, observation in zip(batch, observations, strict=True):
-                _judge_one(entry, observation, rules, found)
+        with submission.batch([entry.scenario for entry in batch], name) as observations:
+            for index, observation in zip(places, observations, strict=True):
+                _judge_one(run, index, observation)
         return
     except (SandboxForbidden, LoadFailure):
         raise  # the code's doing, whatever the scenario: one by one would say it again
     except SandboxProblem:
         if len(batch) == 1 or submission.out_of_time():
             raise
-    for entry in batch:
+    for index, entry in zip(places, batch, strict=True):
         try:
             with submission.batch([entry.scenario]) as observations:
-                _judge_one(entry, observations[0], rules, found)
+                _judge_one(run, index, observations[0])
         except SandboxProblem as problem:
             if submission.out_of_time():
                 raise
-            _judge_one(entry, _unanswered(entry, problem), rules, found)
+            _judge_one(run, index, _unanswered(entry, problem))
 
 
 def _unanswered(entry: Entry, problem: SandboxProblem) -> Observation:
@@ -121,21 +171,18 @@ def _unanswered(entry: Entry, problem: SandboxProblem) -> Observation:
     )
 
 
-def _judge_one(
-    entry: Entry, observation: Observation, rules: list[Rule], found: dict[str, Tally]
-) -> None:
-    """Judge one scenario by every rule that has not failed yet."""
-    for rule in rules:
-        tally = found[rule.name]
-        if tally.fault is not None:
+def _judge_one(run: FamilyRun, index: int, observation: Observation) -> None:
+    """Count the family's `index`-th scenario for every rule that has not failed yet."""
+    entry = families()[run.name][index]
+    for rule, verdict in zip(run.rules, run.verdicts(index, entry, observation), strict=True):
+        tally = run.found[rule.name]
+        if tally.fault is not None or verdict is SKIP:
             continue
-        verdict = rule.check(entry, observation, tally.judging)
-        if verdict is SKIP:
-            continue
+        fault = verdict.against(tally.judging) if isinstance(verdict, Unchanging) else verdict
         tally.judged += 1
-        if isinstance(verdict, str):
+        if isinstance(fault, str):
             taught = UNENCODABLE_TAUGHT if entry.expected.unencodable else ""
-            tally.fault = FailedExample(verdict, scenario_words(entry.scenario), taught)
+            tally.fault = FailedExample(fault, scenario_words(entry.scenario), taught)
 
 
 def judge(submission: SubmissionSession, rule: Rule) -> None:

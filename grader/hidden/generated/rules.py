@@ -54,8 +54,31 @@ class Judging:
     seen: dict[object, object] = field(default_factory=dict)
 
 
-Verdict = str | Skip | None  # a fault in a student's words, SKIP, or None when kept
-Check = Callable[[Entry, Observation, Judging], Verdict]
+@dataclass(frozen=True)
+class Unchanging:
+    """Kept if each failure's envelope equals the first one seen for its request (rule 3).
+
+    A check sees one scenario; this is what it leaves to compare across the family, in the
+    order of the calls: (key, the envelope without ok and error), or a fault found first.
+    """
+
+    parts: tuple[tuple[object, object] | str, ...]
+
+    def against(self, judging: Judging) -> str | None:
+        """Return the first fault, comparing each part with what `judging` saw first."""
+        for part in self.parts:
+            if isinstance(part, str):
+                return part
+            key, extras = part
+            if not same_json(judging.seen.setdefault(key, extras), extras):
+                return "the envelope held something that changed with what the exception carried"
+        return None
+
+
+# A fault in a student's words, SKIP, None when kept, or what rule 3 compares across scenarios.
+# A check reads only its scenario and observation, so its verdict can be kept and reused.
+Verdict = str | Skip | Unchanging | None
+Check = Callable[[Entry, Observation], Verdict]
 
 
 @dataclass(frozen=True)
@@ -160,7 +183,7 @@ def raised_words(kind: str) -> str:
     return kind if kind.startswith(UNANSWERED) else f"invoke_tool raising {kind}"
 
 
-def correlation(entry: Entry, observation: Observation, _: Judging) -> Verdict:
+def correlation(entry: Entry, observation: Observation) -> Verdict:
     """Rule 1: every envelope carries the request's id, same type, same value."""
     wanted = entry.scenario["request"]["id"]
     pairs = [(allowed, e) for allowed, e in calls_judged(entry, observation) if e is not None]
@@ -171,7 +194,7 @@ def correlation(entry: Entry, observation: Observation, _: Judging) -> Verdict:
     return None if pairs else SKIP
 
 
-def shape(entry: Entry, observation: Observation, _: Judging) -> Verdict:
+def shape(entry: Entry, observation: Observation) -> Verdict:
     """Rule 2: four keys, ok a real bool, a success without error, a failure without value."""
     pairs = [(allowed, e) for allowed, e in calls_judged(entry, observation) if e is not None]
     for _allowed, envelope in pairs:
@@ -186,7 +209,7 @@ def shape(entry: Entry, observation: Observation, _: Judging) -> Verdict:
     return None if pairs else SKIP
 
 
-def inputs_unchanged(entry: Entry, observation: Observation, _: Judging) -> Verdict:
+def inputs_unchanged(entry: Entry, observation: Observation) -> Verdict:
     """Rule 9: request and tools unchanged, and every envelope a new dict."""
     if not observation.envelopes:
         return SKIP  # invoke_tool did nothing it could be judged on: rule 8's to judge
@@ -199,7 +222,7 @@ def inputs_unchanged(entry: Entry, observation: Observation, _: Judging) -> Verd
     return None
 
 
-def codes(entry: Entry, observation: Observation, _: Judging) -> Verdict:
+def codes(entry: Entry, observation: Observation) -> Verdict:
     """The failure codes: each exception's from its class alone, unknown_tool, and no other."""
     judged = False
     for allowed, envelope in calls_judged(entry, observation):
@@ -220,7 +243,7 @@ def codes(entry: Entry, observation: Observation, _: Judging) -> Verdict:
     return None if judged else SKIP
 
 
-def never_raises(entry: Entry, observation: Observation, _: Judging) -> Verdict:
+def never_raises(entry: Entry, observation: Observation) -> Verdict:
     """Rule 8: an envelope for whatever a handler does; a BaseException passes unchanged."""
     raised = observation.raised
     if (PROPAGATES,) in entry.expected.outcomes:
@@ -236,7 +259,7 @@ def never_raises(entry: Entry, observation: Observation, _: Judging) -> Verdict:
     return None
 
 
-def redaction(entry: Entry, observation: Observation, judging: Judging) -> Verdict:
+def redaction(entry: Entry, observation: Observation) -> Verdict:
     """Rule 3: nothing of an exception in an envelope: its text, its type, what it varies.
 
     Judged however often the handlers ran: a retried exception must not leak either.
@@ -247,24 +270,24 @@ def redaction(entry: Entry, observation: Observation, judging: Judging) -> Verdi
     if observation.data.get("holds_exception"):
         return "the envelope object kept the exception in an attribute"
     names = [name for name in raised if len(name) > 3]
-    judged = False
+    parts: list[tuple[object, object] | str] = []
     for allowed, envelope in calls_judged(entry, observation):
         if type(envelope) is not dict or outcome(envelope) not in EXCEPTION_OUTCOMES:
             continue
-        judged = True
-        for text in strings_in(envelope):
-            if MARKER in text or any(name in text for name in names):
-                return f"the envelope showed {shown(text)}, taken from the exception"
+        shown_text = next(
+            (t for t in strings_in(envelope) if MARKER in t or any(n in t for n in names)), None
+        )
+        if shown_text is not None:
+            parts.append(f"the envelope showed {shown(shown_text)}, taken from the exception")
+            break
         # For one request, a failure's envelope is the same whatever the exception carries.
         extras = {k: v for k, v in envelope.items() if k not in ("ok", "error")}
         key = (repr(entry.scenario["request"]), tuple(raised), outcome(envelope), allowed)
-        first = judging.seen.setdefault(key, extras)
-        if not same_json(first, extras):
-            return "the envelope held something that changed with what the exception carried"
-    return None if judged else SKIP
+        parts.append((key, extras))
+    return Unchanging(tuple(parts)) if parts else SKIP
 
 
-def vocabulary(entry: Entry, observation: Observation, _: Judging) -> Verdict:
+def vocabulary(entry: Entry, observation: Observation) -> Verdict:
     """invalid_result for a value outside the vocabulary or not encodable, and only for it."""
     if not calls_right(entry, observation):
         return SKIP
@@ -282,7 +305,7 @@ def vocabulary(entry: Entry, observation: Observation, _: Judging) -> Verdict:
     return None if judged else SKIP
 
 
-def budget(entry: Entry, observation: Observation, _: Judging) -> Verdict:
+def budget(entry: Entry, observation: Observation) -> Verdict:
     """Rule 4: result_too_large exactly when the value's UTF-8 JSON passes the budget."""
     if not calls_right(entry, observation):
         return SKIP
@@ -306,7 +329,7 @@ def budget(entry: Entry, observation: Observation, _: Judging) -> Verdict:
     return None if judged else SKIP
 
 
-def fresh_value(entry: Entry, observation: Observation, _: Judging) -> Verdict:
+def fresh_value(entry: Entry, observation: Observation) -> Verdict:
     """Rule 6: a success's value equals json.loads(encoded), same types, sharing nothing."""
     if not calls_right(entry, observation):
         return SKIP
@@ -324,7 +347,7 @@ def fresh_value(entry: Entry, observation: Observation, _: Judging) -> Verdict:
     return None if judged else SKIP
 
 
-def arguments_copied(entry: Entry, observation: Observation, _: Judging) -> Verdict:
+def arguments_copied(entry: Entry, observation: Observation) -> Verdict:
     """Rule 5: the handler gets a deep copy of the arguments, equal to them."""
     if observation.data.get("arguments_shared"):
         return "the handler was given the request's own lists or dicts"
@@ -338,7 +361,7 @@ def arguments_copied(entry: Entry, observation: Observation, _: Judging) -> Verd
     return None if received else SKIP
 
 
-def called_once(entry: Entry, observation: Observation, _: Judging) -> Verdict:
+def called_once(entry: Entry, observation: Observation) -> Verdict:
     """Rule 7: each call of invoke_tool calls its handler once, and none for an unknown tool."""
     if settled(entry, observation) < len(entry.expected.outcomes):
         return SKIP  # later calls ran on a changed table or request: rule 9's fault

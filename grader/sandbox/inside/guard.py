@@ -38,6 +38,7 @@ from grader.sandbox.inside.report import (
     note_return,
     shares_with_request,
 )
+from grader.sandbox.inside.resolve import path_text, resolved
 from grader.sandbox.inside.rules import (
     CHECKPOINTS,
     CTYPES,
@@ -81,9 +82,9 @@ _stop_collecting = gc.disable
 _start_collecting = gc.enable
 _FRAME = types.FrameType
 _NAMESPACE = types.SimpleNamespace
-_realpath = os.path.realpath
-_fsdecode = os.fsdecode
 _exit = os._exit
+_index = int.__index__  # an int subclass's exact value, without its own methods
+_CHANNEL = (REQUEST_FD, REPLY_FD)
 _HEADROOM = 200  # frames the guard may use beyond the student's recursion limit
 # The most text the visible checks may send back (a check's text is a few hundred characters).
 _CHECKS_TEXT_LIMIT = 1 << 20
@@ -194,16 +195,17 @@ class Guard:
         return "looking at the grader's own frames" if mine else None
 
     def path_refusal(self, path: Any) -> str | None:
-        if type(path) is int:
-            return "opening the grader's channel" if path in (REQUEST_FD, REPLY_FD) else None
+        if issubclass(type(path), int):  # a descriptor; an int subclass's own == is not asked
+            return "opening the grader's channel" if _index(path) in _CHANNEL else None
         self.busy = True
         try:
-            real = _realpath(_fsdecode(path)) if type(path) in (str, bytes) else ""
+            text = path_text(path)
+            real = resolved(text) if text is not None else ""
         except (OSError, ValueError):
             real = ""
         finally:
             self.busy = False
-        return "reading /proc" if real.startswith(PROC) else None
+        return "reading /proc" if real is not None and real.startswith(PROC) else None
 
     def forbid(self, what: str) -> RuntimeError:
         """Note a refused operation and return the error to raise in its place."""

@@ -48,6 +48,21 @@ CHEATS = {
         "            trace = trace.tb_next"
     ),
     "opens-the-channel": "open(4, 'wb', closefd=False).write(b'{}\\n')",
+    "opens-the-channel-by-an-int-subclass": (
+        "class Descriptor(int): pass\n    open(Descriptor(4), 'wb', closefd=False).write(b'{}\\n')"
+    ),
+    "opens-proc-by-a-str-subclass": (
+        "class Text(str): pass\n    open(Text('/proc/self/status'), 'rb').read()"
+    ),
+    # Its own link into /proc, with os.lstat replaced so that os.path.realpath sees no link.
+    "lies-about-links": (
+        "import os, tempfile\n"
+        "    link = os.path.join(tempfile.mkdtemp(), 'status')\n"
+        "    os.symlink('/proc/self/status', link)\n"
+        "    real_lstat = os.lstat\n"
+        "    os.lstat = lambda path, *args, **kwargs: real_lstat('/usr')\n"
+        "    open(link, 'rb').read()"
+    ),
     "answers-the-reply-channel": (
         "import os\n"
         "    for fd in range(3, 64):\n"
@@ -78,6 +93,28 @@ def test_a_way_into_the_grader_is_refused_as_forbidden(fork_server, name):
 def test_the_honest_twin_of_every_cheat_passes(fork_server):
     observation = outcome(fork_server, TEMPLATE.replace("CHEAT", "pass"))
     assert observation.envelope == {"id": "req-7", "ok": True, "value": {"n": 1}, "error": None}
+
+
+# The honest twin of a link into /proc: a link to a file of its own opens and reads.
+LINKS_TO_ITS_OWN_FILE = """
+_honest = invoke_tool
+
+
+def invoke_tool(request, tools, **options):
+    import os, tempfile
+    folder = tempfile.mkdtemp()
+    with open(os.path.join(folder, "notes"), "w") as notes:
+        notes.write("kept")
+    os.symlink(os.path.join(folder, "notes"), os.path.join(folder, "link"))
+    envelope = _honest(request, tools, **options)
+    envelope["value"] = open(os.path.join(folder, "link")).read()
+    return envelope
+"""
+
+
+def test_a_link_to_an_ordinary_file_opens(fork_server):
+    observation = outcome(fork_server, REFERENCE + LINKS_TO_ITS_OWN_FILE)
+    assert observation.envelope == {"id": "req-7", "ok": True, "value": "kept", "error": None}
 
 
 # Module functions the guard uses, each replaced by a spy that notes every call: what ran in

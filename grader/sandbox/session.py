@@ -60,9 +60,12 @@ ScenarioKey = str | tuple[object, ...]
 class Observation:
     """The worker's description of one scenario, decoded, with tolerant access to envelopes."""
 
-    def __init__(self, data: ObservationData, key: ScenarioKey = "") -> None:
+    def __init__(
+        self, data: ObservationData, key: ScenarioKey = "", digested: bool = False
+    ) -> None:
+        """Keep `data`; with `digested`, its digest too, for a caller that keeps verdicts by it."""
         self.key = key  # the scenario's key: which call of invoke_tool this observed
-        self.digest = _digest(data)
+        self.digest = _digest(data) if digested else None
         self.data = data
         self.raised = data["raised"]
 
@@ -272,7 +275,7 @@ class SubmissionSession:
         if "observations" not in reply or len(reply["observations"]) != len(scenarios):
             self.stop()
             raise SandboxProblem(str(reply.get("error", "the worker gave no observations")))
-        observations = [Observation(data) for data in reply["observations"]]
+        observations = [Observation(data, digested=True) for data in reply["observations"]]
         forbidden = next((o.data["forbidden"] for o in observations if o.data["forbidden"]), None)
         if forbidden:
             raise SandboxForbidden("the code used " + ", ".join(forbidden))

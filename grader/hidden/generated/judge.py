@@ -167,7 +167,8 @@ def _unanswered(entry: Entry, problem: SandboxProblem) -> Observation:
             "calls": dict(entry.expected.calls),  # no call is held against it under rule 7
             "received": {},
             "handler_raised": [],
-        }
+        },
+        digested=True,
     )
 
 

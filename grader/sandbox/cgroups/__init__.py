@@ -14,6 +14,7 @@ which one it is, but for the run's summary (`version`).
 """
 
 import contextlib
+import functools
 import os
 import signal
 import time
@@ -87,9 +88,9 @@ class WorkerGroup:
             found.update(processes(path))
         return sorted(found)
 
-    @property
+    @functools.cached_property
     def counts_cpu(self) -> bool:
-        """Say whether this group counts its processes' processor time."""
+        """Say whether this group counts its processes' processor time (read once: it stays)."""
         return self.kind.cpu_seconds(self.paths) is not None
 
     def cpu_seconds(self) -> float:

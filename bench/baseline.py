@@ -5,6 +5,8 @@
 
 The copy runs with this project's virtual environment and with this project's hidden tests
 (grader/hidden), so only the way it runs them differs: the protocol, not the verdicts' rules.
+With `own_suite`, it keeps the hidden tests of its revision instead: what a change of the
+suite itself costs (more scenarios, say), when the two suites no longer give the same grades.
 """
 
 import contextlib
@@ -22,7 +24,7 @@ class BaselineError(Exception):
 
 
 @contextlib.contextmanager
-def baseline_tree(revision: str) -> Iterator[Path]:
+def baseline_tree(revision: str, own_suite: bool = False) -> Iterator[Path]:
     """Yield a checkout of `revision` beside this project, sharing its virtual environment."""
     with tempfile.TemporaryDirectory(prefix="bench-baseline-") as folder:
         tree = Path(folder) / "tree"
@@ -37,8 +39,9 @@ def baseline_tree(revision: str) -> Iterator[Path]:
             raise BaselineError(f"cannot check out {revision!r}: {done.stderr.strip()}")
         try:
             (tree / ".venv").symlink_to(PROJECT / ".venv")
-            shutil.rmtree(tree / "grader" / "hidden")
-            shutil.copytree(PROJECT / "grader" / "hidden", tree / "grader" / "hidden")
+            if not own_suite:
+                shutil.rmtree(tree / "grader" / "hidden")
+                shutil.copytree(PROJECT / "grader" / "hidden", tree / "grader" / "hidden")
             yield tree
         finally:
             subprocess.run(

@@ -6,7 +6,9 @@ Runs every scenario of the corpus (grader/hidden/generated/corpus.json) for the 
 solution three ways, side by side in one run, and prints the median time per scenario of each:
 - the reference's own invoke_tool, in this process, with plain handlers (the floor);
 - the batch protocol the hidden suite uses (SubmissionSession.batch: the guard answers tool
-  calls from the recipes, one reply per hundred scenarios), judged by every rule;
+  calls from the recipes, one reply per hundred scenarios), judged by every rule, for the first
+  submission of a job and for a later one (`in a class`: the job has encoded every batch's
+  request and judged the observations the first one showed);
 - the previous protocol (SubmissionSession.call: one request and one round trip per tool
   call for each scenario), for the same scenarios.
 The overhead of a protocol is its time per scenario less the reference's own, and its ratio is
@@ -31,6 +33,7 @@ from tooling.scenarios.inprocess import run
 
 REFERENCE = CATALOGUE / "correct" / "reference.py"
 LIMITS = Limits(timeout=600, test_timeout=60)  # the benchmark measures; it does not limit
+WAYS = ("reference", "batch", "in a class", "previous")
 
 
 def session(server: ForkServer, source: str, serial: int) -> SubmissionSession:
@@ -56,9 +59,13 @@ def in_process(source: str) -> float:
         return time.perf_counter() - start
 
 
-def batched(server: ForkServer, source: str, serial: int) -> float:
-    """Return the seconds the hidden suite's batches take for every family, judged."""
+def batched(server: ForkServer, source: str, serial: int, shared: dict[str, object]) -> float:
+    """Return the seconds the hidden suite's batches take for every family, judged.
+
+    `shared` is what the job kept from the submissions it graded before (SubmissionSession).
+    """
     graded = session(server, source, serial)
+    graded.shared = shared
     try:
         start = time.perf_counter()
         for family in families():
@@ -88,22 +95,25 @@ def main(argv: list[str] | None = None) -> int:
     options = parser.parse_args(argv)
     source = Path(REFERENCE).read_text(encoding="utf-8")
     count = sum(len(entries) for entries in families().values())
-    times: dict[str, list[float]] = {"reference": [], "batch": [], "previous": []}
+    times: dict[str, list[float]] = {name: [] for name in WAYS}
     with ForkServer.open("auto") as server:
         for number in range(options.runs):
+            shared: dict[str, object] = {}  # a new job's
             times["reference"].append(in_process(source))
-            times["batch"].append(batched(server, source, 2 * number))
-            times["previous"].append(one_by_one(server, source, 2 * number + 1))
+            times["batch"].append(batched(server, source, 3 * number, shared))
+            times["in a class"].append(batched(server, source, 3 * number + 1, shared))
+            times["previous"].append(one_by_one(server, source, 3 * number + 2))
     per = {name: statistics.median(values) / count * 1e6 for name, values in times.items()}
     print(f"{count} generated scenarios per submission, median of {options.runs} runs")
-    for name in ("reference", "batch", "previous"):
-        line = f"  {name:>9}: {per[name]:7.1f} µs per scenario"
+    for name in WAYS:
+        line = f"  {name:>10}: {per[name]:7.1f} µs per scenario"
         if name != "reference":
             overhead = per[name] - per["reference"]
             ratio = overhead / per["reference"]
             line += f", overhead {overhead:6.1f} µs = {ratio:5.1f}× the reference's own call"
         print(line)
     print(f"  batch / previous: {per['batch'] / per['previous']:.2f}")
+    print(f"  in a class / previous: {per['in a class'] / per['previous']:.2f}")
     return 0
 
 

@@ -2,6 +2,7 @@
 
 import filecmp
 import json
+import subprocess
 import sys
 
 import pytest
@@ -91,6 +92,28 @@ def test_a_baseline_tree_is_the_old_grader_with_this_hidden_suite():
         same = filecmp.dircmp(tree / "grader" / "hidden", PROJECT / "grader" / "hidden")
         assert not same.left_only and not same.right_only and not same.diff_files
     assert not tree.exists()
+
+
+@pytest.fixture
+def project_with_a_changed_suite(tmp_path, monkeypatch):
+    """A git project whose hidden suite was changed since its last commit."""
+    hidden = tmp_path / "grader" / "hidden"
+    hidden.mkdir(parents=True)
+    (hidden / "test_rule.py").write_text("committed\n")
+    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "a suite"], check=True)
+    (hidden / "test_rule.py").write_text("changed\n")
+    monkeypatch.setattr("bench.baseline.PROJECT", tmp_path)
+    return hidden / "test_rule.py"
+
+
+def test_a_baseline_runs_this_suite_or_keeps_its_own(project_with_a_changed_suite):
+    with baseline_tree("HEAD") as tree:
+        assert (tree / "grader/hidden/test_rule.py").read_text() == "changed\n"
+    with baseline_tree("HEAD", own_suite=True) as tree:
+        assert (tree / "grader/hidden/test_rule.py").read_text() == "committed\n"
 
 
 def test_an_unknown_baseline_revision_is_one_clear_error():

@@ -9,10 +9,10 @@ from typing import Any
 
 from grader.hidden.generated.contract_model import PROPAGATES, SUCCESS, close_coroutines
 from grader.sandbox.handlers import Scenario
-from grader.sandbox.inside.kinds import build, make_raised, mutate_deeply
+from grader.sandbox.inside.kinds import build
 from grader.sandbox.inside.loop import FalsyTool
 from grader.sandbox.inside.protocol import ToolSpec
-from grader.sandbox.inside.recipes import answer_call
+from grader.sandbox.inside.recipes import answer_call, carry_out
 
 Outcome = tuple[str, object]  # "success" with its value, a code, or PROPAGATES
 
@@ -26,16 +26,10 @@ def handlers(scenario: Scenario) -> tuple[dict[str, Callable[[Any], object]], di
 
         def handler(arguments: Any) -> object:
             calls[name] += 1
-            answer = answer_call(spec, calls[name])
-            if answer["mutate"]:
-                mutate_deeply(arguments, [])
-            if "raise" in answer:
-                raise make_raised(answer["raise"])
-            if answer.get("gives_back") == "fixture":
-                return fixture
-            if answer.get("gives_back") == "arguments":
-                return arguments
-            return build(answer["return"])
+            error, result, _released = carry_out(answer_call(spec, calls[name]), arguments, fixture)
+            if error is not None:
+                raise error
+            return result
 
         return FalsyTool(handler) if spec.get("falsy") else handler
 

@@ -12,32 +12,21 @@ every later observation `forbidden`.
 
 While the hook handles a `grader.` event no student code runs: the cyclic collector is off,
 signal handlers and threads cannot be installed, objects are read through exact built-in
-methods only, and what the guard lets go of is handed back to the loop to free.
+methods only, and what the guard lets go of is handed back to the loop to free. The guard
+checks where an event comes from and what it may do; its Steps (steps.py) do the work.
 """
 
 from __future__ import annotations
 
 import builtins
 import gc
-import os
 import sys
-import time
 import types
 from typing import TYPE_CHECKING, Any
 
 from grader.sandbox.inside import seal
-from grader.sandbox.inside.batch import Batch, answer_locally
 from grader.sandbox.inside.channel import MEMORY_REPLY, REPLY_FD, REQUEST_FD, Channel
-from grader.sandbox.inside.kinds import build, made_by_maker, make_raised, mutate_deeply
-from grader.sandbox.inside.picture import tag, type_name
-from grader.sandbox.inside.report import (
-    Records,
-    close_coroutines,
-    describe,
-    exception_state,
-    note_return,
-    shares_with_request,
-)
+from grader.sandbox.inside.picture import type_name
 from grader.sandbox.inside.resolve import path_text, resolved
 from grader.sandbox.inside.rules import (
     CHECKPOINTS,
@@ -52,28 +41,19 @@ from grader.sandbox.inside.rules import (
     snapshot,
     unchanged,
 )
+from grader.sandbox.inside.steps import Steps
 
 if TYPE_CHECKING:
-    from grader.sandbox.inside.protocol import (
-        BatchRequest,
-        CheckReply,
-        Hello,
-        LoadRequest,
-        RunRequest,
-        Tagged,
-        ToolAnswer,
-        WorkerFacts,
-    )
+    from grader.sandbox.inside.protocol import Hello
     from grader.sandbox.inside.rules import Snapshot
 
 # Private built-ins: see grader/sandbox/inside/picture.py.
 __builtins__ = dict(vars(builtins))  # type: ignore[assignment]
 
-_monotonic = time.monotonic  # bound before student code, which may patch the time module
-# The same for every module function the guard calls: a submission can replace sys.getrecursionlimit
-# or sys._getframe, and what it put there would run with the guard's frames (its key) below it,
-# before the guard is busy, or while it reads a frame itself; a replaced types.FrameType would
-# let the guard's own frames pass for something else.
+# Every module function the guard calls, bound before student code: a submission can replace
+# sys.getrecursionlimit or sys._getframe, and what it put there would run with the guard's
+# frames (its key) below it, before the guard is busy, or while it reads a frame itself; a
+# replaced types.FrameType would let the guard's own frames pass for something else.
 _get_limit = sys.getrecursionlimit
 _set_limit = sys.setrecursionlimit
 _getframe = sys._getframe
@@ -81,15 +61,9 @@ _collecting = gc.isenabled
 _stop_collecting = gc.disable
 _start_collecting = gc.enable
 _FRAME = types.FrameType
-_NAMESPACE = types.SimpleNamespace
-_exit = os._exit
 _index = int.__index__  # an int subclass's exact value, without its own methods
 _CHANNEL = (REQUEST_FD, REPLY_FD)
 _HEADROOM = 200  # frames the guard may use beyond the student's recursion limit
-# The most text the visible checks may send back (a check's text is a few hundred characters).
-_CHECKS_TEXT_LIMIT = 1 << 20
-# How course.carry.execute.run_cells words a cell that stopped with a MemoryError.
-_MEMORY_PROBLEM = " stopped with MemoryError "
 
 
 class Guard:
@@ -106,12 +80,8 @@ class Guard:
         self.loop_frame: types.FrameType | None = None
         # What the loop's globals and built-ins held before student code.
         self.loop_globals: Snapshot | None = None
-        self.ready = False  # a submission is loaded and defines invoke_tool
-        # The running scenario's, from the loop's `next` event to its `end`: the loop sends its
-        # events in that order, and the handlers of those between assert as much for mypy.
-        self.records: Records | None = None
-        self.batch: Batch | None = None  # the BatchRequest being run, if any
         self.forbidden: list[str] = []
+        self.steps = Steps(channel, self.forbidden, self.forbid)
 
     def hook(self, event: str, args: tuple[Any, ...]) -> None:
         """Answer the loop's events, refuse the forbidden ones, and ignore the rest quickly.
@@ -224,19 +194,20 @@ class Guard:
         """
         try:
             if event == "grader.call":
-                return self.call(args[0], args[1])
+                return self.steps.call(args[0], args[1])
             if event == "grader.forbid":
                 return self.forbid(args[0] if type(args[0]) is str else "this")
             if caller is None or not self.from_loop(caller):
                 return self.forbid("sending the grader's own events")
-            if event in CHECKPOINTS and not self.batch_continues() and not self.loop_intact():
+            continues = self.steps.batch_continues()
+            if event in CHECKPOINTS and not continues and not self.loop_intact():
                 self.forbid("changing the grader's own code")
-            getattr(self, event[7:])(*args)
+            getattr(self.steps, event[7:])(*args)
         except MemoryError:
-            self.records = self.batch = None
+            self.steps.records = self.steps.batch = None
             self.channel.send_text(MEMORY_REPLY)
         except BaseException as error:  # the guard must always answer
-            self.records = self.batch = None
+            self.steps.records = self.steps.batch = None
             self.channel.send({"error": f"the worker failed: {type_name(type(error))}"})
         return None
 
@@ -247,218 +218,10 @@ class Guard:
             self.loop_globals = snapshot(caller.f_globals)
         return caller is self.loop_frame
 
-    def batch_continues(self) -> bool:
-        """Say whether a batch has scenarios left: the loop is checked before its one reply."""
-        return self.batch is not None and bool(self.batch.waiting)
-
     def loop_intact(self) -> bool:
         """Say whether the loop's module and its built-ins are as they were before student code."""
         assert self.loop_frame is not None and self.loop_globals is not None  # from_loop took them
         return unchanged(self.loop_frame.f_globals, self.loop_globals)
-
-    def next(self, box: list[Any], *_rest: object) -> None:
-        """Give the loop its next piece of work (None when the trusted side has finished)."""
-        message: LoadRequest | RunRequest | BatchRequest | None
-        while (message := self.next_message()) is not None:
-            if message["op"] == "load":
-                units = [_NAMESPACE(**unit) for unit in message["units"]]
-                box[0] = {"op": "load", "units": units, "check": bool(message.get("check"))}
-                return
-            if not self.ready:
-                self.channel.send({"error": "no submission is loaded"})
-                continue
-            if message["op"] == "batch":
-                self.batch = Batch(message["scenarios"])
-                continue
-            self.records = records = Records(message["request"], message)
-            records.fixtures = {
-                name: self.build_value(records, recipe)
-                for name, recipe in message.get("fixtures", {}).items()
-            }
-            keyword: dict[str, int] = {}
-            if "max_result_bytes" in message:
-                keyword["max_result_bytes"] = message["max_result_bytes"]
-            box[0] = {
-                "op": "run",
-                "request": records.request,
-                "tools": list(message["tools"]),
-                "falsy": list(message.get("falsy", ())),
-                "keyword": keyword,
-                "repeat": message.get("repeat", 1),
-                # The student's output is flushed before a reply, so it is all in its pipe when
-                # the reply comes: in a batch, only before the last scenario's end.
-                "flush": self.batch is None or not self.batch.waiting,
-            }
-            return
-        box[0] = None
-
-    def next_message(self) -> LoadRequest | RunRequest | BatchRequest | None:
-        """Return the batch's next scenario, or else the trusted side's next request."""
-        if self.batch is not None:
-            scenario = self.batch.take()
-            if scenario is not None:
-                return scenario
-            self.channel.send({"observations": self.batch.observations})  # an empty batch
-            self.batch = None
-        message: LoadRequest | RunRequest | BatchRequest | None = self.channel.receive()
-        return message
-
-    def loaded(self, _box: None, outcome: Any, invoke_tool: object) -> None:
-        """Tell the trusted side whether the submission loaded and defined invoke_tool."""
-        self.ready = False
-        if issubclass(type(outcome), BaseException):
-            if type(outcome) is MemoryError:
-                self.channel.send_text(MEMORY_REPLY)
-                return
-            reason = (
-                f"Your code stopped with {type_name(type(outcome))} while it was being loaded, "
-                "so none of it could be tested. Remove calls such as sys.exit() or input() "
-                "from the top level of your code."
-            )
-            self.channel.send({"loaded": False, "reason": reason, "forbidden": self.forbidden})
-            return
-        problems = [str.__str__(problem) for problem in outcome]
-        if not callable(invoke_tool) and any(_MEMORY_PROBLEM in p for p in problems):
-            self.channel.send_text(MEMORY_REPLY)  # out of memory before invoke_tool existed
-            return
-        if not callable(invoke_tool):
-            problems.append(
-                "No function named invoke_tool was defined, so there was nothing to test. "
-                "Check its name and that the cell or file that defines it runs without errors."
-            )
-            reason = " ".join(problems)
-            self.channel.send({"loaded": False, "reason": reason, "forbidden": self.forbidden})
-            return
-        self.ready = True
-        self.channel.send({"loaded": True, "problems": problems, "forbidden": self.forbidden})
-
-    def checked(self, _box: None, outcome: Any, text: object) -> None:
-        """Send the visible checks' text, read as data only: student code ran beside them."""
-        self.ready = False
-        if type(outcome) is MemoryError:
-            self.channel.send_text(MEMORY_REPLY)
-            return
-        if issubclass(type(outcome), BaseException):
-            problems = [f"Your code stopped with {type_name(type(outcome))} while it was loaded."]
-        else:
-            problems = [str.__str__(problem) for problem in outcome]
-        checks = text if type(text) is str and len(text) <= _CHECKS_TEXT_LIMIT else None
-        reply: CheckReply = {"checks": checks, "problems": problems, "forbidden": self.forbidden}
-        self.channel.send(reply)
-
-    def begin(self, _box: None, tools: dict[str, object]) -> None:
-        assert self.records is not None
-        self.records.tools = tools
-        self.records.stubs = dict(tools)
-
-    def returned(self, _box: None, envelope: object) -> None:
-        assert self.records is not None
-        self.records.envelopes.append(envelope)
-        note_return(self.records, envelope)
-        if len(self.records.envelopes) >= self.records.options.get("repeat", 1):
-            self.describe()
-
-    def raised(self, _box: None, error: BaseException) -> None:
-        assert self.records is not None
-        self.records.raised = error
-        self.describe()
-
-    def describe(self) -> None:
-        """Describe the scenario now, as `invoke_tool` returns: no student code has run since."""
-        records = self.records
-        assert records is not None
-        raised = records.raised
-        own = any(raised is error for error in records.thrown)  # a tool's, passed on
-        if raised is not None and type(raised) is MemoryError and not own:
-            records.observation = MEMORY_REPLY
-            return
-        records.observation = describe(records, records.released)
-
-    def end(self, box: list[Any]) -> None:
-        """Send the observation; hand the scenario's objects to the loop to let go of."""
-        records, self.records = self.records, None
-        assert records is not None
-        box[1] = [records, records.released]
-        close_coroutines(records)
-        if records.observation is None:
-            self.describe_late(records)
-        if records.observation == MEMORY_REPLY:
-            self.batch = None
-            self.channel.send_text(MEMORY_REPLY)
-            return
-        assert type(records.observation) is dict  # described, by describe_late if not before
-        observation: WorkerFacts = {**records.observation, "forbidden": list(self.forbidden)}
-        if self.batch is None:
-            self.channel.send({"observation": observation})
-            return
-        self.batch.observations.append(
-            {
-                **observation,
-                "calls": records.calls,
-                "received": records.received,
-                "handler_raised": records.raised_types,
-            }
-        )
-        if not self.batch.waiting:
-            self.channel.send({"observations": self.batch.observations})
-            self.batch = None
-
-    def describe_late(self, records: Records) -> None:
-        """Describe a scenario `invoke_tool` was never called in (a `repeat` of 0)."""
-        self.records = records
-        try:
-            self.describe()
-        finally:
-            self.records = None
-
-    def call(self, box: Any, name: object) -> BaseException | None:
-        """Ask the trusted side what the tool does, do it, and leave the result in `box`."""
-        records = self.records
-        if type(box) is not list or len(box) != 3:
-            return self.forbid("calling a tool that way")
-        if records is None or type(name) is not str or name not in records.stubs:
-            return self.forbid("calling a tool outside the test that gave it")
-        arguments = box[0]
-        if not records.arguments_shared and not records.outcome_only:
-            records.arguments_shared = shares_with_request(records, arguments)
-        specs = records.options.get("specs")
-        answer: ToolAnswer | None
-        if specs is not None:
-            answer = answer_locally(records, specs, name, arguments)
-        else:
-            # When it began to wait: the trusted side does not charge the student for its answer.
-            self.channel.send({"call": name, "arguments": tag(arguments), "at": _monotonic()})
-            answer = self.channel.receive()
-            if answer is None:
-                _exit(0)  # the trusted side has gone: nothing is left to report to
-        released: list[object] = []
-        box[1] = released
-        if answer.get("mutate"):
-            mutate_deeply(arguments, released)
-        if "raise" in answer:
-            error = make_raised(answer["raise"])
-            box[2] = answer["raise"].get("depth", 0)  # how deep the stand-in raises it
-            if specs is not None:
-                records.raised_types.append(type_name(type(error)))
-            records.thrown.append(error)
-            records.thrown_states.append(exception_state(error))
-            return error
-        if answer.get("gives_back") == "fixture":
-            result = records.fixtures.get(name)
-        elif answer.get("gives_back") == "arguments":
-            result = arguments
-        else:
-            result = self.build_value(records, answer["return"])
-        records.handed.append(result)
-        box[0] = result
-        return None
-
-    def build_value(self, records: Records, recipe: Tagged) -> object:
-        """Build a value from a recipe; note one a maker built, for `close_coroutines`."""
-        value = build(recipe)
-        if made_by_maker(recipe):
-            records.made.append(value)
-        return value
 
 
 def install() -> None:

@@ -1,13 +1,16 @@
 """What a tool does at one of its calls, read from its recipe: the one reading for both sides.
 
 The trusted side answers a scenario's tool calls with it one by one (grader/sandbox/handlers.py);
-in a batch the guard answers them itself from the recipes the batch carries.
+in a batch the guard answers them itself from the recipes the batch carries. Either way the
+guard carries the answer out (`carry_out`), as do the in-process runs of our own references.
 """
 
 from __future__ import annotations
 
 import builtins
 from typing import TYPE_CHECKING
+
+from grader.sandbox.inside.kinds import build, make_raised, mutate_deeply
 
 if TYPE_CHECKING:
     from grader.sandbox.inside.protocol import Raising, ToolAnswer, ToolSpec
@@ -36,3 +39,23 @@ def answer_call(spec: ToolSpec, call_number: int) -> ToolAnswer:
     else:
         answer["return"] = spec.get("value")  # None's picture is None
     return answer
+
+
+def carry_out(
+    answer: ToolAnswer, arguments: object, fixture: object
+) -> tuple[BaseException | None, object, list[object]]:
+    """Do what `answer` says to a call given `arguments`, for a tool holding `fixture`.
+
+    Return the exception the tool raises (or None), the value it returns (or None), and what
+    changing the arguments let go of, for the caller to free outside the guard.
+    """
+    released: list[object] = []
+    if answer.get("mutate"):
+        mutate_deeply(arguments, released)
+    if "raise" in answer:
+        return make_raised(answer["raise"]), None, released
+    if answer.get("gives_back") == "fixture":
+        return None, fixture, released
+    if answer.get("gives_back") == "arguments":
+        return None, arguments, released
+    return None, build(answer["return"]), released

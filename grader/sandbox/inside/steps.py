@@ -1,0 +1,244 @@
+"""The loop's steps as the guard answers them: work handed out, scenarios kept, replies sent.
+
+The guard (grader/sandbox/inside/guard.py) passes each of the loop's events here once it has
+checked that the loop sent it; a tool call comes here from the stand-in that made it. Student
+code never runs while a step is answered: objects are read through exact built-in methods, and
+what a step lets go of is handed back to the loop to free.
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+import time
+import types
+from typing import TYPE_CHECKING, Any
+
+from grader.sandbox.inside.batch import Batch, answer_locally
+from grader.sandbox.inside.channel import MEMORY_REPLY, Channel
+from grader.sandbox.inside.kinds import build, made_by_maker
+from grader.sandbox.inside.picture import tag, type_name
+from grader.sandbox.inside.recipes import carry_out
+from grader.sandbox.inside.replies import check_reply, load_reply
+from grader.sandbox.inside.report import (
+    Records,
+    close_coroutines,
+    describe,
+    exception_state,
+    note_return,
+    shares_with_request,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from grader.sandbox.inside.protocol import (
+        BatchRequest,
+        CheckReply,
+        LoadReply,
+        LoadRequest,
+        RunRequest,
+        Tagged,
+        ToolAnswer,
+        WorkerFacts,
+    )
+
+# Private built-ins: see grader/sandbox/inside/picture.py.
+__builtins__ = dict(vars(builtins))  # type: ignore[assignment]
+
+# Bound before student code, which may replace them in their modules (see guard.py).
+_monotonic = time.monotonic
+_NAMESPACE = types.SimpleNamespace
+_exit = os._exit
+
+
+class Steps:
+    """What the guard keeps of the work: the submission's state, the running scenario, a batch."""
+
+    def __init__(
+        self, channel: Channel, forbidden: list[str], forbid: Callable[[str], RuntimeError]
+    ) -> None:
+        """Answer on `channel`; `forbidden` is the guard's list, `forbid` its way to add to it."""
+        self.channel = channel
+        self.forbidden = forbidden
+        self.forbid = forbid
+        self.ready = False  # a submission is loaded and defines invoke_tool
+        # The running scenario's, from the loop's `next` event to its `end`: the loop sends its
+        # events in that order, and the handlers of those between assert as much for mypy.
+        self.records: Records | None = None
+        self.batch: Batch | None = None  # the BatchRequest being run, if any
+
+    def batch_continues(self) -> bool:
+        """Say whether a batch has scenarios left: the loop is checked before its one reply."""
+        return self.batch is not None and bool(self.batch.waiting)
+
+    def next(self, box: list[Any], *_rest: object) -> None:
+        """Give the loop its next piece of work (None when the trusted side has finished)."""
+        message: LoadRequest | RunRequest | BatchRequest | None
+        while (message := self.next_message()) is not None:
+            if message["op"] == "load":
+                units = [_NAMESPACE(**unit) for unit in message["units"]]
+                box[0] = {"op": "load", "units": units, "check": bool(message.get("check"))}
+                return
+            if not self.ready:
+                self.channel.send({"error": "no submission is loaded"})
+                continue
+            if message["op"] == "batch":
+                self.batch = Batch(message["scenarios"])
+                continue
+            self.records = records = Records(message["request"], message)
+            records.fixtures = {
+                name: self.build_value(records, recipe)
+                for name, recipe in message.get("fixtures", {}).items()
+            }
+            keyword: dict[str, int] = {}
+            if "max_result_bytes" in message:
+                keyword["max_result_bytes"] = message["max_result_bytes"]
+            box[0] = {
+                "op": "run",
+                "request": records.request,
+                "tools": list(message["tools"]),
+                "falsy": list(message.get("falsy", ())),
+                "keyword": keyword,
+                "repeat": message.get("repeat", 1),
+                # The student's output is flushed before a reply, so it is all in its pipe when
+                # the reply comes: in a batch, only before the last scenario's end.
+                "flush": self.batch is None or not self.batch.waiting,
+            }
+            return
+        box[0] = None
+
+    def next_message(self) -> LoadRequest | RunRequest | BatchRequest | None:
+        """Return the batch's next scenario, or else the trusted side's next request."""
+        if self.batch is not None:
+            scenario = self.batch.take()
+            if scenario is not None:
+                return scenario
+            self.channel.send({"observations": self.batch.observations})  # an empty batch
+            self.batch = None
+        message: LoadRequest | RunRequest | BatchRequest | None = self.channel.receive()
+        return message
+
+    def loaded(self, _box: None, outcome: Any, invoke_tool: object) -> None:
+        """Tell the trusted side whether the submission loaded and defined invoke_tool."""
+        reply = load_reply(outcome, invoke_tool, self.forbidden)
+        self.ready = not isinstance(reply, str) and reply["loaded"]
+        self.reply(reply)
+
+    def checked(self, _box: None, outcome: Any, text: object) -> None:
+        """Send the visible checks' text, read as data only: student code ran beside them."""
+        self.ready = False
+        self.reply(check_reply(outcome, text, self.forbidden))
+
+    def reply(self, reply: LoadReply | CheckReply | str) -> None:
+        """Send a reply, or MEMORY_REPLY as it is."""
+        if isinstance(reply, str):  # the guard's own object: nothing of the student's to ask
+            self.channel.send_text(reply)
+        else:
+            self.channel.send(reply)
+
+    def begin(self, _box: None, tools: dict[str, object]) -> None:
+        assert self.records is not None
+        self.records.tools = tools
+        self.records.stubs = dict(tools)
+
+    def returned(self, _box: None, envelope: object) -> None:
+        assert self.records is not None
+        self.records.envelopes.append(envelope)
+        note_return(self.records, envelope)
+        if len(self.records.envelopes) >= self.records.options.get("repeat", 1):
+            self.describe()
+
+    def raised(self, _box: None, error: BaseException) -> None:
+        assert self.records is not None
+        self.records.raised = error
+        self.describe()
+
+    def describe(self) -> None:
+        """Describe the scenario now, as `invoke_tool` returns: no student code has run since."""
+        records = self.records
+        assert records is not None
+        raised = records.raised
+        own = any(raised is error for error in records.thrown)  # a tool's, passed on
+        if raised is not None and type(raised) is MemoryError and not own:
+            records.observation = MEMORY_REPLY
+            return
+        records.observation = describe(records, records.released)
+
+    def end(self, box: list[Any]) -> None:
+        """Send the observation; hand the scenario's objects to the loop to let go of."""
+        records, self.records = self.records, None
+        assert records is not None
+        box[1] = [records, records.released]
+        close_coroutines(records)
+        if records.observation is None:
+            self.describe_late(records)
+        if records.observation == MEMORY_REPLY:
+            self.batch = None
+            self.channel.send_text(MEMORY_REPLY)
+            return
+        assert type(records.observation) is dict  # described, by describe_late if not before
+        observation: WorkerFacts = {**records.observation, "forbidden": list(self.forbidden)}
+        if self.batch is None:
+            self.channel.send({"observation": observation})
+            return
+        self.batch.observations.append(
+            {
+                **observation,
+                "calls": records.calls,
+                "received": records.received,
+                "handler_raised": records.raised_types,
+            }
+        )
+        if not self.batch.waiting:
+            self.channel.send({"observations": self.batch.observations})
+            self.batch = None
+
+    def describe_late(self, records: Records) -> None:
+        """Describe a scenario `invoke_tool` was never called in (a `repeat` of 0)."""
+        self.records = records
+        try:
+            self.describe()
+        finally:
+            self.records = None
+
+    def call(self, box: Any, name: object) -> BaseException | None:
+        """Ask the trusted side what the tool does, do it, and leave the result in `box`."""
+        records = self.records
+        if type(box) is not list or len(box) != 3:
+            return self.forbid("calling a tool that way")
+        if records is None or type(name) is not str or name not in records.stubs:
+            return self.forbid("calling a tool outside the test that gave it")
+        arguments = box[0]
+        if not records.arguments_shared and not records.outcome_only:
+            records.arguments_shared = shares_with_request(records, arguments)
+        specs = records.options.get("specs")
+        answer: ToolAnswer | None
+        if specs is not None:
+            answer = answer_locally(records, specs, name, arguments)
+        else:
+            # When it began to wait: the trusted side does not charge the student for its answer.
+            self.channel.send({"call": name, "arguments": tag(arguments), "at": _monotonic()})
+            answer = self.channel.receive()
+            if answer is None:
+                _exit(0)  # the trusted side has gone: nothing is left to report to
+        error, result, box[1] = carry_out(answer, arguments, records.fixtures.get(name))
+        if error is not None:
+            box[2] = answer["raise"].get("depth", 0)  # how deep the stand-in raises it
+            if specs is not None:
+                records.raised_types.append(type_name(type(error)))
+            records.thrown.append(error)
+            records.thrown_states.append(exception_state(error))
+            return error
+        if "return" in answer and made_by_maker(answer["return"]):
+            records.made.append(result)  # for close_coroutines
+        records.handed.append(result)
+        box[0] = result
+        return None
+
+    def build_value(self, records: Records, recipe: Tagged) -> object:
+        """Build a value from a recipe; note one a maker built, for `close_coroutines`."""
+        value = build(recipe)
+        if made_by_maker(recipe):
+            records.made.append(value)
+        return value

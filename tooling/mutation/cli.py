@@ -1,4 +1,8 @@
-"""`python -m tooling.mutation`: make the reference's mutants, grade them in one batch, report.
+"""`python -m tooling.mutation`: make the references' mutants, grade them in one batch, report.
+
+The mutants are mutmut's and our operators' of the reference, and each bug class's (classes.py)
+of both the reference and the independently written second reference, whose ids start with
+`second-reference-`.
 
 Exit status: 0 when every survivor is recorded as equivalent and every class mutant lost points
 in exactly its bug's categories, 1 otherwise (a gap in the hidden suite), 2 when the analysis
@@ -45,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     """Return the parser for `python -m tooling.mutation`."""
     parser = argparse.ArgumentParser(
         prog="python -m tooling.mutation",
-        description="Grade every mutant of the reference solution; list the survivors.",
+        description="Grade every mutant of the reference solutions; list the survivors.",
     )
     parser.add_argument("--jobs", type=int, default=2, metavar="N", help="grader jobs (2)")
     parser.add_argument(
@@ -53,8 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="PREFIX",
-        help="grade only mutants whose id starts with PREFIX (a function name or a whole id); "
-        "repeatable",
+        help="grade only mutants whose id starts with PREFIX (a function name, second-reference "
+        "or a whole id); repeatable",
     )
     parser.add_argument("--report", type=Path, metavar="FILE", help="also write the report as JSON")
     parser.add_argument(
@@ -127,7 +131,10 @@ def run(args: argparse.Namespace) -> Summary:
     """Run the whole analysis for parsed arguments; return its summary."""
     started = time.perf_counter()
     reference = REFERENCE.read_text(encoding="utf-8")
-    every_mutant = generate_mutants(reference, REFERENCE.name) + class_mutants(reference)
+    second = SECOND_REFERENCE.read_text(encoding="utf-8")
+    every_mutant = generate_mutants(reference, REFERENCE.name)
+    every_mutant += class_mutants(reference, REFERENCE.stem)
+    every_mutant += class_mutants(second, SECOND_REFERENCE.stem)
     mutants = select(every_mutant, args.only)
     if not mutants:
         raise MutationError(f"no mutant id starts with {' or '.join(args.only)}")

@@ -199,8 +199,8 @@ class Guard:
                 return self.forbid(args[0] if type(args[0]) is str else "this")
             if caller is None or not self.from_loop(caller):
                 return self.forbid("sending the grader's own events")
-            continues = self.steps.batch_continues()
-            if event in CHECKPOINTS and not continues and not self.loop_intact():
+            checked = event in CHECKPOINTS and not self.steps.batch_continues()
+            if checked and not self.loop_intact():
                 self.forbid("changing the grader's own code")
             getattr(self.steps, event[7:])(*args)
         except MemoryError:

@@ -14,7 +14,7 @@ import sys
 import types
 from typing import TYPE_CHECKING, Any
 
-from grader.sandbox.inside.kinds import mutate_deeply
+from grader.sandbox.inside.kinds import made_by_maker, mutate_deeply
 from grader.sandbox.inside.picture import entry, same_picture, tag, type_name
 
 if TYPE_CHECKING:
@@ -77,6 +77,11 @@ class Records:
             {name: [] for name in options["specs"]} if options.get("received") else {}
         )
         self.raised_types: list[str] = []
+
+    def note_built(self, recipe: object, value: object) -> None:
+        """Keep `value` for close_coroutines if a maker built it from `recipe`."""
+        if made_by_maker(recipe):
+            self.made.append(value)
 
 
 def describe(records: Records, released: list[object]) -> ScenarioFacts:

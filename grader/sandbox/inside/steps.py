@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from grader.sandbox.inside.batch import Batch, answer_locally
 from grader.sandbox.inside.channel import MEMORY_REPLY, Channel
-from grader.sandbox.inside.kinds import build, made_by_maker
+from grader.sandbox.inside.kinds import build
 from grader.sandbox.inside.picture import tag, type_name
 from grader.sandbox.inside.recipes import carry_out
 from grader.sandbox.inside.replies import check_reply, load_reply
@@ -230,8 +230,7 @@ class Steps:
             records.thrown.append(error)
             records.thrown_states.append(exception_state(error))
             return error
-        if "return" in answer and made_by_maker(answer["return"]):
-            records.made.append(result)  # for close_coroutines
+        records.note_built(answer.get("return"), result)
         records.handed.append(result)
         box[0] = result
         return None
@@ -239,6 +238,5 @@ class Steps:
     def build_value(self, records: Records, recipe: Tagged) -> object:
         """Build a value from a recipe; note one a maker built, for `close_coroutines`."""
         value = build(recipe)
-        if made_by_maker(recipe):
-            records.made.append(value)
+        records.note_built(recipe, value)
         return value

@@ -28,6 +28,7 @@ SANDBOX_TESTS = (
     "tests/grader/sandbox/test_sandbox_attacks.py",
     "tests/grader/sandbox/test_sandbox_cgroups.py",
     "tests/grader/sandbox/test_sandbox_containment.py",
+    "tests/grader/sandbox/test_sandbox_guard.py",
     "tests/grader/sandbox/test_sandbox_kernel.py",
     "tests/grader/sandbox/test_sandbox_landlock.py",
 )

@@ -16,7 +16,7 @@ from grader.model import NotJudged
 from grader.sandbox.handlers import Scenario, check_spec
 from grader.sandbox.inside.picture import Limit, Opaque, Unhashed, tag
 from grader.sandbox.inside.protocol import ToolSpec
-from grader.sandbox.session import MISSING, Observation
+from grader.sandbox.observation import MISSING, Observation
 
 # Stands for private context in exception messages; it must never reach an envelope.
 MARKER = "PRIVATE-9c1e-secret"
@@ -37,7 +37,7 @@ DEFAULT = _Budget.DEFAULT
 
 
 class ScenarioOptions(TypedDict, total=False):
-    """What else a scenario may ask (grader.sandbox.session.Scenario)."""
+    """What else a scenario may ask (grader.sandbox.handlers.Scenario)."""
 
     repeat: int
     mutate_value: bool

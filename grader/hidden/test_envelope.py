@@ -37,7 +37,8 @@ from grader.hidden.verdicts import (
     settled_elsewhere,
 )
 from grader.sandbox.handlers import Scenario
-from grader.sandbox.session import Observation, SubmissionSession
+from grader.sandbox.observation import Observation
+from grader.sandbox.session import SubmissionSession
 
 CATEGORY = "envelope"
 

@@ -51,7 +51,8 @@ from grader.hidden.verdicts import (
 )
 from grader.sandbox.inside.picture import untag
 from grader.sandbox.inside.protocol import ToolSpec
-from grader.sandbox.session import Observation, SubmissionSession
+from grader.sandbox.observation import Observation
+from grader.sandbox.session import SubmissionSession
 
 CATEGORY = "ownership"
 

@@ -16,7 +16,8 @@ from grader.hidden.probes import (
     scenario,
     strings_in,
 )
-from grader.sandbox.session import Observation, SubmissionSession
+from grader.sandbox.observation import Observation
+from grader.sandbox.session import SubmissionSession
 
 CATEGORY = "redaction"
 

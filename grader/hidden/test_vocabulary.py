@@ -20,7 +20,8 @@ from grader.hidden.probes import (
 )
 from grader.hidden.results import ACCEPTED, MADE, OUTSIDE, UNENCODABLE_AND_LONG
 from grader.hidden.verdicts import EXCEPTION_CODES
-from grader.sandbox.session import Observation, SubmissionSession
+from grader.sandbox.observation import Observation
+from grader.sandbox.session import SubmissionSession
 
 CATEGORY = "vocabulary"
 

@@ -25,7 +25,8 @@ from grader.hidden.probes import (
 )
 from grader.hidden.results import LEAF, NESTED_ARGUMENTS, ONE, PAIR
 from grader.sandbox.handlers import Scenario
-from grader.sandbox.session import MISSING, Observation, SubmissionSession
+from grader.sandbox.observation import MISSING, Observation
+from grader.sandbox.session import SubmissionSession
 
 # The codes of what a handler raised (and of a tool that is not there): a handler that returned
 # must never get one (error_codes, test_a_returned_result_never_gets_an_exception_code).

@@ -20,9 +20,10 @@ from grader.model import (
     NotJudged,
     failure_reason,
 )
+from grader.sandbox.observation import ScenarioKey
 from grader.sandbox.problems import LoadFailure, SandboxProblem
 from grader.sandbox.server import ForkServer
-from grader.sandbox.session import ScenarioKey, SubmissionSession
+from grader.sandbox.session import SubmissionSession
 from grader.sandbox.values import shown
 
 # A submission the grader itself failed on is tried this many times in all.

@@ -8,30 +8,26 @@ code computes, wall time while it waits.
 """
 
 import contextlib
-import functools
-import hashlib
 import math
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Literal, overload
+from collections.abc import Callable, Iterator, Sequence
 
 from grader.model import CodeUnit, Limits
 from grader.sandbox.client import Allowance, Encoded, Worker, encode_request, worker_limits
 from grader.sandbox.clock import WALL_FACTOR, Stopwatch
 from grader.sandbox.handlers import Scenario, Toolbox
-from grader.sandbox.inside.picture import json_text, untag
 from grader.sandbox.inside.protocol import (
     BatchRequest,
     CheckReply,
     CodeUnitMessage,
     LoadRequest,
-    ObservationData,
     Reply,
     RunRequest,
-    Tagged,
     ToolAnswer,
     ToolCall,
 )
+from grader.sandbox.load_notes import FORBIDDEN_REASON, OUTPUT_REASON, capped, load_reason
+from grader.sandbox.observation import Observation, ScenarioKey, scenario_key
 from grader.sandbox.problems import (
     LoadFailure,
     OutputLimit,
@@ -40,92 +36,6 @@ from grader.sandbox.problems import (
     SandboxTimeout,
 )
 from grader.sandbox.server import ForkServer
-
-# The facts of an observation that are yes or no (grader/sandbox/inside/protocol.py).
-Flag = Literal[
-    "request_changed",
-    "tools_changed",
-    "reused_object",
-    "same_envelope",
-    "value_shared",
-    "value_reused",
-    "arguments_shared",
-]
-
-
-# What tells scenarios apart: the JSON text of one, or a tuple where JSON cannot write it.
-ScenarioKey = str | tuple[object, ...]
-
-
-class Observation:
-    """The worker's description of one scenario, decoded, with tolerant access to envelopes."""
-
-    def __init__(
-        self, data: ObservationData, key: ScenarioKey = "", digested: bool = False
-    ) -> None:
-        """Keep `data`; with `digested`, its digest too, for a caller that keeps verdicts by it."""
-        self.key = key  # the scenario's key: which call of invoke_tool this observed
-        self.digest = _digest(data) if digested else None
-        self.data = data
-        self.raised = data["raised"]
-
-    @functools.cached_property
-    def envelopes(self) -> list[object]:
-        """Every envelope `invoke_tool` returned, rebuilt from its picture when first read."""
-        envelopes = [untag(envelope) for envelope in self.data["envelopes"]]
-        self.data["envelopes"] = []  # kept decoded only: their pictures would double what is held
-        return envelopes
-
-    @property
-    def envelope(self) -> object:
-        """The first envelope, or None when `invoke_tool` raised instead of returning one."""
-        return self.envelopes[0] if self.envelopes else None
-
-    # What a hidden test reads of the observation by name, typed as protocol.py declares it.
-    @overload
-    def __getitem__(self, name: Flag) -> bool: ...
-    @overload
-    def __getitem__(self, name: Literal["request_after", "request_after_mutation"]) -> Tagged: ...
-    @overload
-    def __getitem__(self, name: Literal["fixtures_after"]) -> dict[str, Tagged]: ...
-    @overload
-    def __getitem__(self, name: Literal["calls"]) -> dict[str, int]: ...
-    @overload
-    def __getitem__(self, name: Literal["received"]) -> dict[str, list[Tagged]]: ...
-    @overload
-    def __getitem__(self, name: Literal["handler_raised"]) -> list[str]: ...
-    def __getitem__(self, name: str) -> object:
-        facts: Mapping[str, object] = self.data
-        return facts[name]
-
-    def field(self, name: str, envelope: object = None) -> object:
-        """Return one field of an envelope, or MISSING if the envelope is not a dict holding it."""
-        envelope = self.envelope if envelope is None else envelope
-        if isinstance(envelope, dict) and name in envelope:
-            return envelope[name]
-        return MISSING
-
-
-def _digest(data: ObservationData) -> bytes | None:
-    """Return a digest of everything the worker showed, or None if its text cannot be written.
-
-    Equal digests, equal observations: the JSON text says every value and type exactly.
-    """
-    try:
-        text = json_text(data)
-    except (TypeError, ValueError, RecursionError):
-        return None
-    return hashlib.blake2b(text.encode("ascii"), digest_size=16).digest()
-
-
-class _Missing:
-    """Stands for a field an envelope lacks, and says so in assertion messages."""
-
-    def __repr__(self) -> str:
-        return "<no such field>"
-
-
-MISSING = _Missing()
 
 
 class SubmissionSession:
@@ -175,17 +85,17 @@ class SubmissionSession:
         try:
             reply = self._ask(worker, message)
         except SandboxProblem as problem:
-            raise LoadFailure(_load_reason(problem), problem.status) from None
+            raise LoadFailure(load_reason(problem), problem.status) from None
         if worker.output_full():
             self.stop()
             raise LoadFailure(OUTPUT_REASON, "output_limit")
         if "loaded" not in reply or not reply["loaded"]:
             self.stop()
-            reason = _capped(reply.get("reason", "The code could not be loaded."))
+            reason = capped(reply.get("reason", "The code could not be loaded."))
             if reply.get("forbidden"):
                 raise LoadFailure(f"{FORBIDDEN_REASON} {reason}", "forbidden")
             raise LoadFailure(reason)
-        self.problems = tuple(_capped(problem) for problem in reply.get("problems", ()))
+        self.problems = tuple(capped(problem) for problem in reply.get("problems", ()))
         return worker
 
     def visible_checks(self) -> CheckReply:
@@ -372,44 +282,6 @@ class SubmissionSession:
 
 
 _BATCH_REQUESTS = "batch requests"  # where `shared` keeps a named batch's request line
-_LONG = 256  # characters beyond which a string stands in a walked key by its length and hash
-
-
-def scenario_key(data: Scenario) -> ScenarioKey:
-    """Return a hashable key equal for scenarios that ask the worker the very same thing.
-
-    The key is the JSON text of the scenario's fields in the order of their names, each written
-    as it was built: the fields' own order means nothing, but the order of a request's keys or
-    of the tools is what invoke_tool sees, and two scenarios differing only there must not share
-    an observation. C's encoder writes it faster than a walk in Python can (about a third of
-    the time for a hundred rows); what JSON cannot write is walked instead.
-    """
-    fields = sorted(data.items())  # names are unique: no two values are ever compared
-    try:
-        return json_text(fields)
-    except (TypeError, ValueError):
-        return _walked_key(fields)
-
-
-def _walked_key(data: object) -> tuple[object, ...]:
-    """Return a key built node by node, in order; a long string stands by its length and hash."""
-    if type(data) is dict:
-        items = [(repr(key), type(key).__name__, _walked_key(item)) for key, item in data.items()]
-        return (dict, tuple(items))
-    if type(data) is list or type(data) is tuple:
-        return (type(data), tuple(_walked_key(item) for item in data))
-    if type(data) is str and len(data) > _LONG:
-        return (str, len(data), hash(data), data[:_LONG])
-    return (type(data), data)
-
-
-def _capped(text: object) -> str:
-    """Return a note the worker sent, as text short enough for a student's report."""
-    text = str(text) if type(text) is str else "The code could not be loaded."
-    return text if len(text) <= NOTE_LIMIT else text[:NOTE_LIMIT] + " [cut]"
-
-
-NOTE_LIMIT = 2000  # characters of one load note or reason the grader keeps
 
 
 def _run_message(scenario: Scenario, toolbox: Toolbox, batched: bool = False) -> RunRequest:
@@ -448,31 +320,3 @@ def _answering(toolbox: Toolbox, allowance: Allowance) -> Callable[[ToolCall], T
             raise SandboxProblem("the worker called a tool the test does not have") from None
 
     return answer
-
-
-FORBIDDEN_REASON = (
-    "While it was being loaded, your code used something the grader does not allow in graded "
-    "code, so none of it could be tested."
-)
-OUTPUT_REASON = (
-    "Your code printed so much while it was being loaded that the printing had to be "
-    "stopped, so none of it could be tested. Remove large or endless print() calls."
-)
-
-
-def _load_reason(problem: SandboxProblem) -> str:
-    if problem.status == "memory":
-        return (
-            "Loading your code needed more memory than the grader allows, so none of it could "
-            "be tested. Look for a very large list, string or loop that keeps adding to one at "
-            "the top level of your code."
-        )
-    if problem.status == "timeout":
-        return (
-            "Loading your code did not finish within the time limit, so none of it could be "
-            "tested. Look for a loop or a long computation at the top level of your code."
-        )
-    return (
-        f"Loading your code stopped the grader's process ({problem}), so none of it could be "
-        "tested. Look for os._exit() or similar calls at the top level of your code."
-    )

@@ -27,8 +27,9 @@ from grader.hidden.generated.rules import (
 from grader.hidden.generated.words import scenario_words
 from grader.model import FailedExample, NotJudged
 from grader.sandbox.inside.protocol import RaisedFact
+from grader.sandbox.observation import Observation
 from grader.sandbox.problems import LoadFailure, SandboxForbidden, SandboxProblem
-from grader.sandbox.session import Observation, SubmissionSession
+from grader.sandbox.session import SubmissionSession
 
 # Scenarios per batch: a batch has one test's time limit, and one that times out or
 # kills the worker sends its batch's scenarios back one by one.

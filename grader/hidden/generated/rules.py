@@ -31,7 +31,7 @@ from grader.hidden.generated.contract_model import PROPAGATES, SUCCESS
 from grader.hidden.generated.corpus import Entry, families
 from grader.hidden.probes import MARKER, same_json, strings_in
 from grader.sandbox.inside.picture import Opaque, untag
-from grader.sandbox.session import Observation
+from grader.sandbox.observation import Observation
 from grader.sandbox.values import shown
 
 UNREADABLE = "an envelope that shows neither ok nor a code"

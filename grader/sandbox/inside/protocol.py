@@ -2,8 +2,8 @@
 
 Every message is one line of JSON (grader/sandbox/inside/channel.py); values a test hands out or
 gets back travel as tagged pictures (grader/sandbox/inside/picture.py). The trusted side
-(grader/sandbox/session.py, handlers.py, client.py) and the worker (guard.py, report.py) both
-read these declarations, so a field is named and typed in one place.
+(grader/sandbox/session.py, observation.py, handlers.py, client.py) and the worker (guard.py,
+report.py) both read these declarations, so a field is named and typed in one place.
 
     job → worker   Hello, then LoadRequest, then a RunRequest per scenario, and a ToolAnswer
                    to each ToolCall; or a BatchRequest of many scenarios at once

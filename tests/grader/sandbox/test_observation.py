@@ -2,7 +2,7 @@
 
 from grader.hidden.probes import raises, returns, scenario
 from grader.hidden.results import LARGE
-from grader.sandbox.session import scenario_key
+from grader.sandbox.observation import scenario_key
 
 pytestmark = []
 

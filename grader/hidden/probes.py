@@ -212,12 +212,12 @@ def outcome_of(observation: Observation) -> object:
     UNREADABLE, which is no answer to any test.
     """
     returned(observation)
-    error = _plain(field(observation, "error"))
+    error = plain(field(observation, "error"))
     if error is None:
         return SUCCESS
     if error in FAILURE_CODES:
         return error
-    ok = _plain(field(observation, "ok"))
+    ok = plain(field(observation, "ok"))
     if ok is not MISSING and ok == True:  # noqa: E712 - 1 and 1.0 read as True here
         return SUCCESS
     if ok is not MISSING and ok == False and error is not MISSING:  # noqa: E712
@@ -227,7 +227,7 @@ def outcome_of(observation: Observation) -> object:
 
 def failed(observation: Observation) -> bool:
     """Say whether the envelope shows a failure: ok False, or a code whatever ok holds."""
-    ok = _plain(field(observation, "ok"))
+    ok = plain(field(observation, "ok"))
     if ok is not MISSING and ok == False:  # noqa: E712
         return True
     try:
@@ -236,7 +236,7 @@ def failed(observation: Observation) -> bool:
         return False
 
 
-def _plain(field: object) -> object:
+def plain(field: object) -> object:
     """Read a subclass of int or str (an IntEnum, a StrEnum) as its plain content."""
     if isinstance(field, Opaque) and field.base in ("bool", "int", "str"):
         return field.content
@@ -251,7 +251,7 @@ def code_of(observation: Observation) -> object:
     """
     if observation.envelope is None:
         return describe_raise(observation)
-    return _plain(field(observation, "error"))
+    return plain(field(observation, "error"))
 
 
 def loosely_equal(value: object, expected: object) -> bool:

@@ -14,10 +14,10 @@ students' code shows the same thing on most scenarios, and those are judged once
 from dataclasses import dataclass, field
 
 from grader.hidden.generated.corpus import Entry, families
+from grader.hidden.generated.reading import UNANSWERED
 from grader.hidden.generated.rules import (
     RULES,
     SKIP,
-    UNANSWERED,
     Judging,
     Rule,
     Unchanging,

@@ -17,7 +17,7 @@ where another rule, judging that very scenario, has found the fault that hides t
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final
 
 from course.contract import (
     ENVELOPE_KEYS,
@@ -29,13 +29,21 @@ from course.contract import (
 from grader.hidden.cases import Case
 from grader.hidden.generated.contract_model import PROPAGATES, SUCCESS
 from grader.hidden.generated.corpus import Entry, families
+from grader.hidden.generated.reading import (
+    calls_judged,
+    calls_right,
+    invocations,
+    outcome,
+    raised_words,
+    request_changed,
+    said,
+    settled,
+)
 from grader.hidden.probes import MARKER, same_json, strings_in
-from grader.sandbox.inside.picture import Opaque, untag
+from grader.sandbox.inside.picture import untag
 from grader.sandbox.observation import Observation
 from grader.sandbox.values import shown
 
-UNREADABLE = "an envelope that shows neither ok nor a code"
-UNANSWERED = "no envelope, because "  # what a scenario that hung or killed the worker gave
 # The codes a handler's exception or a missing tool gets: a returned value never gets one.
 EXCEPTION_OUTCOMES = frozenset(FAILURE_CODES) - {INVALID_RESULT, RESULT_TOO_LARGE}
 
@@ -92,97 +100,6 @@ class Rule:
     check: Check
 
 
-def plain(value: object) -> object:
-    """Read a subclass of int or str (an IntEnum, a StrEnum) as its plain content."""
-    if isinstance(value, Opaque) and value.base in ("bool", "int", "str"):
-        return value.content
-    return value
-
-
-def outcome(envelope: object) -> str:
-    """Return "success", a code, or UNREADABLE, read as leniently as the envelope allows."""
-    if type(envelope) is not dict:
-        return UNREADABLE
-    error = plain(envelope.get("error", UNREADABLE))
-    if error is None:
-        return SUCCESS
-    if type(error) is str and error in FAILURE_CODES:
-        return error
-    return SUCCESS if plain(envelope.get("ok")) is True else UNREADABLE
-
-
-def envelopes(observation: Observation) -> list[Any]:
-    """Return every envelope invoke_tool returned, each as the dict it really holds."""
-    found = observation.envelopes
-    return [e.content if isinstance(e, Opaque) and e.base == "dict" else e for e in found]
-
-
-def settled(entry: Entry, observation: Observation) -> int:
-    """Return how many leading calls the other rules judge: all, or one after a rule-9 fault."""
-    if len(entry.expected.outcomes) == 1:
-        return 1  # one call: nothing after it to hide
-    changed = observation["tools_changed"] or observation["reused_object"]
-    changed = changed or observation["same_envelope"] or _request_changed(observation)
-    return 1 if changed else len(entry.expected.outcomes)
-
-
-def _request_changed(observation: Observation) -> bool:
-    """Say whether invoke_tool itself changed the request (not a handler through shared data)."""
-    data = observation.data
-    return bool(data.get("request_changed")) and not data.get("arguments_shared")
-
-
-def invocations(observation: Observation) -> int:
-    """Return how many calls of invoke_tool ran: each returned, or the last one raised."""
-    return len(observation.envelopes) + (observation.raised is not None)
-
-
-def calls_right(entry: Entry, observation: Observation) -> bool:
-    """Say whether each tool ran as rule 7 says for the calls that ran, on faithful arguments.
-
-    A handler that returns its arguments returns what it was given: when that was not a copy
-    equal to the request's arguments (rule 5's fault), its value is not the one expected.
-    """
-    tools = entry.scenario["tools"]
-    name = entry.scenario["request"]["tool"]
-    if name in tools and tools[name]["does"] == "return_arguments":
-        received = observation.data.get("received", {}).get(name, [])
-        wanted = entry.scenario["request"]["arguments"]
-        if not all(same_json(untag(picture), wanted) for picture in received):
-            return False
-    runs = invocations(observation)
-    repeat = len(entry.expected.outcomes)
-    calls = observation["calls"]
-    return all(
-        calls.get(name, 0) == wanted // repeat * runs
-        for name, wanted in entry.expected.calls.items()
-    )
-
-
-def calls_judged(entry: Entry, observation: Observation) -> list[tuple[tuple[str, ...], Any]]:
-    """Pair each judged call's allowed outcomes with its envelope (None where none came)."""
-    got = envelopes(observation)
-    if len(entry.expected.outcomes) == 1:  # the common case, without the walk below
-        return [(entry.expected.outcomes[0], got[0] if got else None)]
-    pairs = list(enumerate(entry.expected.outcomes))[: settled(entry, observation)]
-    return [(allowed, got[place] if place < len(got) else None) for place, allowed in pairs]
-
-
-def said(envelope: object, observation: Observation) -> str:
-    """Return the outcome of a call, or what invoke_tool did instead of returning."""
-    if envelope is not None:
-        return outcome(envelope)
-    raised = observation.raised
-    if raised is None:
-        return "no envelope"
-    return raised_words(raised["type"])
-
-
-def raised_words(kind: str) -> str:
-    """Say what invoke_tool did instead of returning: raised a type, or hung or crashed."""
-    return kind if kind.startswith(UNANSWERED) else f"invoke_tool raising {kind}"
-
-
 def correlation(entry: Entry, observation: Observation) -> Verdict:
     """Rule 1: every envelope carries the request's id, same type, same value."""
     wanted = entry.scenario["request"]["id"]
@@ -217,7 +134,7 @@ def inputs_unchanged(entry: Entry, observation: Observation) -> Verdict:
         return "invoke_tool changed the tools dict"
     if observation["reused_object"] or observation["same_envelope"]:
         return "invoke_tool returned an object it was given, or the same envelope twice"
-    if _request_changed(observation):
+    if request_changed(observation):
         return "invoke_tool changed the request"
     return None
 
@@ -351,7 +268,7 @@ def arguments_copied(entry: Entry, observation: Observation) -> Verdict:
     """Rule 5: the handler gets a deep copy of the arguments, equal to them."""
     if observation.data.get("arguments_shared"):
         return "the handler was given the request's own lists or dicts"
-    if _request_changed(observation):
+    if request_changed(observation):
         return SKIP  # invoke_tool changed the arguments itself: rule 9's fault
     wanted = entry.scenario["request"]["arguments"]
     received = observation["received"].get(entry.scenario["request"]["tool"], [])

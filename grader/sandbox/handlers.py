@@ -15,7 +15,7 @@ key, which the guard holds too, and no call waits for a round trip.
 from dataclasses import dataclass, field
 from typing import Any, NotRequired, TypedDict, get_args
 
-from grader.sandbox.inside.kinds import EXCEPTION_CLASSES, EXCEPTION_KINDS, MAKERS, make_raised
+from grader.sandbox.inside.kinds import MAKERS
 from grader.sandbox.inside.picture import type_name
 from grader.sandbox.inside.protocol import (
     Does,
@@ -25,6 +25,7 @@ from grader.sandbox.inside.protocol import (
     ToolCall,
     ToolSpec,
 )
+from grader.sandbox.inside.raising import EXCEPTION_CLASSES, EXCEPTION_KINDS, make_raised
 from grader.sandbox.inside.recipes import answer_call
 
 DOES: tuple[Does, ...] = get_args(Does)
@@ -57,7 +58,7 @@ def check_spec(spec: ToolSpec) -> ToolSpec:
         raise RecipeError(f"a tool that does {does!r}: it does one of {', '.join(DOES)}")
     kind = spec.get("exception")
     if (does in ("raise", "mutate_then_raise", "flaky")) and kind not in EXCEPTION_KINDS:
-        raise RecipeError(f"an exception of kind {kind!r}, which kinds.py cannot make")
+        raise RecipeError(f"an exception of kind {kind!r}, which raising.py cannot make")
     value = spec.get("value")
     maker = value.get("make") if type(value) is dict else None
     if maker is not None and maker not in MAKERS:

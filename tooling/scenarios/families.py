@@ -13,9 +13,10 @@ from hypothesis import strategies as st
 from grader.hidden.generated.contract_model import encoded_size as encoded_size_or_none
 from grader.hidden.probes import MARKER, ROOMY, TOOL
 from grader.sandbox.handlers import Scenario
-from grader.sandbox.inside.kinds import EXCEPTION_CLASSES, EXCEPTION_KINDS, MAKERS
+from grader.sandbox.inside.kinds import MAKERS
 from grader.sandbox.inside.picture import tag
 from grader.sandbox.inside.protocol import ToolSpec
+from grader.sandbox.inside.raising import EXCEPTION_CLASSES, EXCEPTION_KINDS
 from tooling.scenarios.strategies import (
     FOLDED,
     encoded_size,

@@ -32,9 +32,10 @@ from course.supplied import (
     check_json_value,
 )
 from grader.sandbox.handlers import Scenario
-from grader.sandbox.inside.kinds import build, make_raised
+from grader.sandbox.inside.kinds import build
 from grader.sandbox.inside.picture import tag
 from grader.sandbox.inside.protocol import Tagged
+from grader.sandbox.inside.raising import make_raised
 from grader.sandbox.inside.recipes import answer_call
 
 SUCCESS = "success"  # the outcome of a call that must succeed (probes.SUCCESS says the same)

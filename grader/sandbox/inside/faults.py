@@ -1,8 +1,9 @@
 """The classes whose instances the worker hands to student code: tool errors and odd values.
 
 Student code can reach everything here (an exception's class, a value's type), so this module
-holds classes only. The guard's factories live in `kinds`, which binds these names for itself:
-a submission that edits this module changes what it sees, never what the guard builds.
+holds classes only. The guard's factories live in `raising` and `kinds`, which bind these names
+for themselves: a submission that edits this module changes what it sees, never what the guard
+builds.
 """
 
 from __future__ import annotations

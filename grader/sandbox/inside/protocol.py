@@ -72,9 +72,9 @@ class ToolSpec(TypedDict):
 
     does: Does
     value: NotRequired[Tagged]  # what it returns: a tagged value, or {"make": a maker, ...}
-    exception: NotRequired[str]  # what it raises: a kind of kinds.EXCEPTION_KINDS
+    exception: NotRequired[str]  # what it raises: a kind of raising.EXCEPTION_KINDS
     message: NotRequired[str]  # what that exception carries
-    args: NotRequired[list[Tagged]]  # or, for a kind of kinds.EXCEPTION_CLASSES, its arguments
+    args: NotRequired[list[Tagged]]  # or, for a kind of raising.EXCEPTION_CLASSES, its arguments
     attributes: NotRequired[dict[str, Tagged]]  # set on that exception once made
     depth: NotRequired[int]  # raised that many frames below the call, as from a deep helper
     fixture: NotRequired[Tagged]  # the object it holds, for return_fixture
@@ -130,7 +130,7 @@ class ToolCall(TypedDict):
 
 
 class Raising(TypedDict):
-    kind: str  # an exception kind of grader.sandbox.inside.kinds.EXCEPTION_KINDS
+    kind: str  # an exception kind of grader.sandbox.inside.raising.EXCEPTION_KINDS
     message: str
     args: NotRequired[list[Tagged]]  # its arguments instead of the message ([] for none)
     attributes: NotRequired[dict[str, Tagged]]  # set on it once made

@@ -10,7 +10,8 @@ from __future__ import annotations
 import builtins
 from typing import TYPE_CHECKING
 
-from grader.sandbox.inside.kinds import build, make_raised, mutate_deeply
+from grader.sandbox.inside.kinds import build, mutate_deeply
+from grader.sandbox.inside.raising import make_raised
 
 if TYPE_CHECKING:
     from grader.sandbox.inside.protocol import Raising, ToolAnswer, ToolSpec

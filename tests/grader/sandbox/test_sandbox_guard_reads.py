@@ -27,7 +27,8 @@ MARK = "RAN-INSIDE-THE-GUARD"
 # the worker's loop is below every line of student code: neither is the guard.)
 INSIDE = (
     "        import sys\n"
-    "        GUARD_FILES = ('guard.py', 'report.py', 'picture.py', 'rules.py', 'kinds.py')\n"
+    "        GUARD_FILES = ('guard.py', 'report.py', 'picture.py', 'rules.py', 'kinds.py',\n"
+    "                       'raising.py')\n"
     "        frame = sys._getframe(1)\n"
     "        while frame is not None:\n"
     "            if frame.f_code.co_filename.endswith(GUARD_FILES):\n"

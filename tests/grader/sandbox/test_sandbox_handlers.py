@@ -4,7 +4,8 @@ import pytest
 
 from grader.hidden.probes import raises, returns_made, scenario
 from grader.sandbox.handlers import RecipeError, Toolbox, check_spec
-from grader.sandbox.inside.kinds import EXCEPTION_KINDS, MAKERS, build, make_exception
+from grader.sandbox.inside.kinds import MAKERS, build
+from grader.sandbox.inside.raising import EXCEPTION_KINDS, make_exception
 
 pytestmark = []
 
@@ -12,7 +13,10 @@ pytestmark = []
 @pytest.mark.parametrize(
     ("build_it", "words"),
     [
-        (lambda: raises("keyerror"), "an exception of kind 'keyerror', which kinds.py cannot make"),
+        (
+            lambda: raises("keyerror"),
+            "an exception of kind 'keyerror', which raising.py cannot make",
+        ),
         (lambda: returns_made("int_enum_member"), "a value made by 'int_enum_member'"),
         (lambda: Toolbox({"probe": {"does": "retrun"}}), "a tool that does 'retrun'"),
         (lambda: check_spec({"does": "flaky", "value": {}}), "an exception of kind None"),

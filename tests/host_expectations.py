@@ -16,6 +16,7 @@ The strongest isolation expected is bubblewrap, unless GRADER_ISOLATION=process 
 """
 
 import os
+from collections.abc import Mapping
 
 CONTROLLERS = {"1": ("memory", "pids", "cpu", "cpuacct"), "2": ("memory", "pids", "cpu")}
 
@@ -36,9 +37,12 @@ def expected_mode() -> str:
     return "process" if os.environ.get("GRADER_ISOLATION") == "process" else "bubblewrap"
 
 
-def slower(seconds: float) -> float:
-    """Return a time limit of `seconds` on CI's machine, as long as it must be on this host."""
-    return seconds * float(os.environ.get("HOST_SLOWDOWN", "1"))
+def slower(seconds: float, environment: Mapping[str, str] = os.environ) -> float:
+    """Return a time limit of `seconds` on CI's machine, as long as it must be on a host.
+
+    The host is the one whose `environment` says how slow it is: this one, unless told.
+    """
+    return seconds * float(environment.get("HOST_SLOWDOWN", "1"))
 
 
 def only_host_walls() -> bool:

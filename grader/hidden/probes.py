@@ -182,7 +182,11 @@ def envelope_of(observation: Observation) -> object:
     CONTRACT.md asks for "a new dict", so a dict subclass (an OrderedDict, a class adding
     attribute access) is read by its real items, never through its own methods.
     """
-    envelope = observation.envelope
+    return as_dict(observation.envelope)
+
+
+def as_dict(envelope: object) -> object:
+    """Return a dict subclass's picture as the dict it really holds; any other envelope as is."""
     if isinstance(envelope, Opaque) and envelope.base == "dict":
         return envelope.content
     return envelope

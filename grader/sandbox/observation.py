@@ -38,7 +38,7 @@ class Observation:
     ) -> None:
         """Keep `data`; with `digested`, its digest too, for a caller that keeps verdicts by it."""
         self.key = key  # the scenario's key: which call of invoke_tool this observed
-        self.digest = digest(data) if digested else None
+        self.digest = _digest(data) if digested else None
         self.data = data
         self.raised = data["raised"]
 
@@ -79,7 +79,7 @@ class Observation:
         return MISSING
 
 
-def digest(data: ObservationData) -> bytes | None:
+def _digest(data: ObservationData) -> bytes | None:
     """Return a digest of everything the worker showed, or None if its text cannot be written.
 
     Equal digests, equal observations: the JSON text says every value and type exactly.

@@ -22,6 +22,7 @@ from pathlib import Path
 sys.path[:0] = [str(Path(__file__).resolve().parents[n]) for n in (2, 0, 1)]
 
 from accounts import python_for_users  # noqa: E402
+from host_expectations import slower  # noqa: E402
 from scenarios import PROJECT, Host, grade_probe_class, make_checkout, run_sandbox_tests  # noqa: E402
 
 from grader.model import Limits  # noqa: E402
@@ -75,7 +76,7 @@ def scenario(host, python, base):
     # A submission's time limit grows with the host's slowness, as the tests' limits do: the
     # first correct submission of a class, judged without classmates' verdicts to reuse, takes
     # most of the default 10 s of processor time under emulation.
-    timeout = Limits.timeout * float(host.extra["HOST_SLOWDOWN"])
+    timeout = slower(Limits.timeout, host.extra)
     graded = grade_probe_class(python, checkout, folder / "class", host, "--timeout", timeout)
     return {
         "tests": {"exit": code, "said": said, "seconds": round(tested, 1)},

@@ -9,8 +9,8 @@ from typing import Any
 from course.contract import FAILURE_CODES
 from grader.hidden.generated.contract_model import SUCCESS
 from grader.hidden.generated.corpus import Entry
-from grader.hidden.probes import UNREADABLE, plain, same_json
-from grader.sandbox.inside.picture import Opaque, untag
+from grader.hidden.probes import UNREADABLE, as_dict, plain, same_json
+from grader.sandbox.inside.picture import untag
 from grader.sandbox.observation import Observation
 
 UNANSWERED = "no envelope, because "  # what a scenario that hung or killed the worker gave
@@ -30,8 +30,7 @@ def outcome(envelope: object) -> str:
 
 def envelopes(observation: Observation) -> list[Any]:
     """Return every envelope invoke_tool returned, each as the dict it really holds."""
-    found = observation.envelopes
-    return [e.content if isinstance(e, Opaque) and e.base == "dict" else e for e in found]
+    return [as_dict(envelope) for envelope in observation.envelopes]
 
 
 def settled(entry: Entry, observation: Observation) -> int:

@@ -15,7 +15,7 @@ from grader.gradebook.book import ClassBook, GradebookSettings
 from grader.intake import archives
 from grader.intake.discover import UsageError
 from grader.integrations import gradescope
-from grader.model import Limits
+from grader.model import RUN_STATUSES, TEST_STATUSES, Limits
 from grader.paths import SAMPLE_CLASS
 from grader.pipeline import Interrupted, find_submissions, grade_submissions, stop_on_signals
 from grader.reports import class_report
@@ -36,6 +36,7 @@ class _GradeOptions(TypedDict, total=False):
     shard: Shard | None
     merge: list[Path]
     warm: WarmJobs | None
+    regrade: list[str]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -68,8 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=_positive(float),
         default=DEFAULTS.timeout,
         metavar="S",
-        help="seconds of its own processor time allowed per submission "
-        f"(default {DEFAULTS.timeout:g})",
+        help="seconds of its own processor time allowed per submission, a fifth of it per "
+        f"test (default {DEFAULTS.timeout:g})",
     )
     grade.add_argument(
         "--memory",
@@ -136,6 +137,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SHARD_DIR",
         help="first take every result from these shard output folders, then write the class's "
         "files exactly as one run over the whole class would (grading whatever no shard did)",
+    )
+    grade.add_argument(
+        "--regrade",
+        nargs="+",
+        default=[],
+        choices=sorted({*TEST_STATUSES, *RUN_STATUSES} - {"not_judged", "missing"}),
+        metavar="STATUS",
+        help="when resuming, also grade again every student whose kept result (or any of its "
+        "tests) has one of these statuses; time-outs, crashes and errors always are",
     )
     grade.add_argument(
         "--isolation",
@@ -215,8 +225,8 @@ def _run(argv: Sequence[str] | None, warm: WarmJobs | None) -> int:
             return 0
         if args.command is None:
             return _grade([str(SAMPLE_CLASS)], DEFAULT_OUT, jobs=1)
-        limits = Limits(
-            timeout=args.timeout,
+        limits = Limits.scaled(
+            args.timeout,
             memory_mb=args.memory,
             processes=args.processes,
             output_limit=args.output_limit * 1024,
@@ -234,6 +244,7 @@ def _run(argv: Sequence[str] | None, warm: WarmJobs | None) -> int:
                 shard=args.shard,
                 merge=args.merge,
                 warm=warm,
+                regrade=args.regrade,
             )
     except UsageError as error:
         print(f"grader: error: {error}", file=sys.stderr)
@@ -279,7 +290,13 @@ def _grade(
     try:
         with stop_on_signals():
             grades = grade_submissions(
-                submissions, out_dir, settings, progress, book, more.get("shard")
+                submissions,
+                out_dir,
+                settings,
+                progress,
+                book,
+                more.get("shard"),
+                regrade=more.get("regrade", ()),
             )
     except Interrupted as stop:
         progress.finish()

@@ -1,5 +1,6 @@
 """Plain data passed between the grader's steps: load → run → score → report."""
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -40,6 +41,13 @@ class RunStatus(StrEnum):
     MISSING = "missing"
 
 
+# Statuses a machine too busy at that moment could cause (a time-out; a crash, as when the
+# kernel kills for memory the whole machine lacks): a result with one is graded again, alone,
+# once the rest of the class is done, and that second result is the one recorded.
+UNCONFIRMED = frozenset({TestStatus.TIMEOUT, TestStatus.CRASH})
+# Those, and the grader's own failures: a resumed run grades them again (grade --regrade adds).
+DOUBTFUL = UNCONFIRMED | {TestStatus.ERROR}
+
 # The members as plain tuples, in their order (statuses travel as their string values).
 TEST_STATUSES = tuple(TestStatus)
 RUN_STATUSES = tuple(RunStatus)
@@ -69,6 +77,15 @@ class Limits:
     # in MiB as grader.sandbox.client.held_size estimates it; the reference needs about 1.5.
     # The trusted side's own processor time for a submission is held to `timeout` too.
     held_mb: int = 32
+
+    @classmethod
+    def scaled(cls, timeout: float, **others: int) -> "Limits":
+        """Return the limits for a submission allowed `timeout` seconds: its tests' scaled too."""
+        return cls(timeout=timeout, test_timeout=timeout * TEST_SHARE, **others)
+
+
+# What share of a submission's time one test may use (2 s of 10 by default).
+TEST_SHARE = Limits.test_timeout / Limits.timeout
 
 
 class NotJudged(Exception):
@@ -155,6 +172,10 @@ class RunResult:
     # Seconds charged to the submission's code by the sandbox (grader.sandbox.clock), when it ran:
     # they differ from run to run, so results with the same verdicts are equal whatever they say.
     seconds: float | None = field(default=None, compare=False)
+
+    def has_status(self, statuses: Collection[str]) -> bool:
+        """Say whether the run, or any of its tests, ended with one of `statuses`."""
+        return self.status in statuses or any(o.status in statuses for o in self.outcomes)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@ the instructor (`progress.note`); a student id that would mix files is refused (
 
 import contextlib
 import signal
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from types import FrameType
 from typing import NoReturn
@@ -25,6 +26,7 @@ from grader.intake import ids
 from grader.intake.discover import Found, UsageError, discover
 from grader.intake.load import load
 from grader.model import (
+    DOUBTFUL,
     RunResult,
     Submission,
     failure_reason,
@@ -88,6 +90,7 @@ def grade_submissions(
     progress: Progress | None = None,
     book: ClassBook | None = None,
     shard: Shard | None = None,
+    regrade: Collection[str] = (),
 ) -> Sequence[StudentSummary]:
     """Load, run, score and report submissions; return their summaries in student order.
 
@@ -107,7 +110,7 @@ def grade_submissions(
     `book`, a grader.gradebook.book.ClassBook if given, adds a "missing" row for each rostered
     student who sent nothing, with its late penalty each summary it keeps; grades.csv then has
     its columns too. `shard`, a grader.batch.shards.Shard if given, grades only its slice of the
-    class.
+    class. A stored result is graded again when it has a status in `regrade` or in DOUBTFUL.
     """
     book = book if book is not None else ClassBook()
     refused = ids.refusals(s.student for s in submissions)
@@ -119,25 +122,60 @@ def grade_submissions(
         pending = [s for s in pending if s.student in chosen]
         missing = [r for r in missing if r.submission.student in chosen]
     grading = Recording(out_dir, progress, refused, book, resume.grader_version(settings))
+    grading.regrade = DOUBTFUL | frozenset(regrade)
     if progress:
         progress.start(len(pending) + len(missing))
     try:
         # Recorded once the hidden tests are known, which the jobs tell as they start.
         grading.waiting = list(missing)
-        run.run_submissions(
-            _to_run(grading, pending),
-            settings,
-            on_result=grading.record,
-            log_dir=Path(out_dir) / run.LOG_FOLDER,
-            on_note=grading.note,
-            on_facts=grading.learn,
-        )
+        _run(grading, pending, settings, grading.hold_doubtful)
+        _confirm(grading, pending, settings)
         grading.record_waiting()
     finally:
         with signals_held():
+            grading.record_held()  # an interrupted run keeps first results for its grades.csv
             grading.write_grades()
             files.write_timings(grading.finished.in_student_order(), out_dir)
     return book.summaries()
+
+
+def _run(
+    grading: Recording,
+    pending: Iterable[Pending],
+    settings: run.RunSettings,
+    on_result: Callable[[RunResult], None],
+) -> None:
+    run.run_submissions(
+        _to_run(grading, pending),
+        settings,
+        on_result=on_result,
+        log_dir=Path(grading.out_dir) / run.LOG_FOLDER,
+        on_note=grading.note,
+        on_facts=grading.learn,
+    )
+
+
+def _confirm(grading: Recording, pending: Sequence[Pending], settings: run.RunSettings) -> None:
+    """Grade again, one at a time, each student whose result was doubtful; record the new one.
+
+    A time-out or a crash may come from a machine too busy at that moment: once the rest of
+    the class is done, the student is graded again in a fresh job of their own, and that second
+    result is the one recorded, whatever it says.
+    """
+    held = grading.held
+    if not held:
+        return
+    grading.note(
+        f"Grading {len(held)} student(s) again, one at a time, to confirm a time-out or crash "
+        "before it is recorded."
+    )
+    again = [item for item in pending if item.student in held]
+    _run(grading, again, replace(settings, jobs=1, warm=None), grading.record_confirmed)
+    cleared = len(again) - grading.confirmed
+    grading.note(
+        f"Graded again: {grading.confirmed} kept their time-out or crash; {cleared} did "
+        "not (the first grading met a machine too busy), and their second result is recorded."
+    )
 
 
 def _not_runnable(submission: Submission) -> bool:
@@ -177,15 +215,18 @@ def _with_fingerprint(submission: Submission, version: str) -> tuple[Submission,
 
 
 def _stored_result(
-    out_dir: str | Path, submission: Submission, key: str | None
+    recording: Recording, submission: Submission, key: str | None
 ) -> RunResult | None:
     """Return the stored result to reuse for `submission`, or None to grade it."""
     if submission.failure is not None:
         return None  # a refusal or a failure of the grader's own is never kept: try again
     try:
-        return resume.stored_result(out_dir, submission, key)
+        stored = resume.stored_result(recording.out_dir, submission, key)
     except Exception:
         return None  # a record too strange even for stored_result's checks: grade again
+    if stored is not None and stored.has_status(recording.regrade):
+        return None  # doubtful, or named by grade --regrade: graded again
+    return stored
 
 
 def _to_run(recording: Recording, pending: Iterable[Pending]) -> Iterator[Submission]:
@@ -199,7 +240,7 @@ def _to_run(recording: Recording, pending: Iterable[Pending]) -> Iterator[Submis
         submission, key = _with_fingerprint(loaded, recording.version)
         if key is not None:
             recording.keys[submission.student] = bytes.fromhex(key)
-        stored = _stored_result(recording.out_dir, submission, key)
+        stored = _stored_result(recording, submission, key)
         if stored is not None:
             recording.record(stored, resumed=True)
         elif _not_runnable(submission):

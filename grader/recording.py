@@ -18,7 +18,17 @@ from typing import Protocol
 from course.manifest import load_course
 from grader.batch import resume, run
 from grader.gradebook.book import ClassBook
-from grader.model import MISSING, Grade, HiddenTest, JobFacts, RunResult, Submission, failure_reason
+from grader.model import (
+    DOUBTFUL,
+    MISSING,
+    UNCONFIRMED,
+    Grade,
+    HiddenTest,
+    JobFacts,
+    RunResult,
+    Submission,
+    failure_reason,
+)
 from grader.reports import files
 from grader.score import score
 
@@ -95,6 +105,11 @@ class Recording:
         self.finished = _FinishTimes([], array("d"))  # only students graded in this run
         self.grades_written = -math.inf  # when grades.csv was last rewritten during the run
         self.grades_cost = 0.0  # how long that rewrite took
+        # Statuses whose stored result a resumed run grades again (grader.model.DOUBTFUL at least).
+        self.regrade: frozenset[str] = DOUBTFUL
+        # Doubtful first results, by student, held back until a second grading confirms them.
+        self.held: dict[str, RunResult] = {}
+        self.confirmed = 0  # second gradings that ended doubtful again
 
     @property
     def hidden_tests(self) -> tuple[HiddenTest, ...]:
@@ -123,6 +138,25 @@ class Recording:
         """Record the results that waited for the hidden tests."""
         waiting, self.waiting = self.waiting, []
         for result in waiting:
+            self.record(result)
+
+    def hold_doubtful(self, result: RunResult) -> None:
+        """Record `result`, or hold it back for a second grading if it is doubtful."""
+        if result.has_status(UNCONFIRMED) and result.reason != run.LOST_REASON:
+            self.held[result.submission.student] = result
+        else:
+            self.record(result)
+
+    def record_confirmed(self, result: RunResult) -> None:
+        """Record the second grading of a held student: it is the result, whatever it says."""
+        self.held.pop(result.submission.student, None)
+        self.confirmed += result.has_status(UNCONFIRMED)
+        self.record(result)
+
+    def record_held(self) -> None:
+        """Record the first result of every held student not graded again (the run stopped)."""
+        held, self.held = self.held, {}
+        for result in held.values():
             self.record(result)
 
     def write_grades(self) -> None:

@@ -106,7 +106,7 @@ def run_settings(settings: BundleSettings, warm: WarmJobs | None = None) -> RunS
 
     `warm` holds the job gradescope_entry started ahead, if it did.
     """
-    limits = Limits(timeout=TIMEOUT)
+    limits = Limits.scaled(TIMEOUT)
     return RunSettings(jobs=JOBS, limits=limits, isolation=settings.isolation, warm=warm)
 
 

@@ -203,9 +203,8 @@ class Runner:
         """Return the result of a submission whose tests all ran."""
         notes = " ".join(filter(None, [session.overrun(), *session.problems]))
         if session.out_of_time():
-            reason = (
-                f"Your code used up its time limit of {self.limits.timeout:g} seconds, so the "
-                "tests that had not finished by then are marked timeout."
+            reason = session.time_words() + (
+                " So the tests that had not finished by then are marked timeout."
             )
             return {
                 "status": "timeout",

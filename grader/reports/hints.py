@@ -55,8 +55,9 @@ CONCEPTS = {
 # answer gets its category's hint, a step aside NOT_JUDGED_HINT).
 STATUS_HINTS: dict[str, str] = {
     TestStatus.TIMEOUT: (
-        "Your code did not finish in time. Look for a loop that never ends, in invoke_tool or "
-        "in code that runs when the file loads."
+        "Your code used more processor time than one test allows, or waited far too long. "
+        "Look for a loop that never ends or a long sleep, in invoke_tool or in code that runs "
+        "when the file loads."
     ),
     TestStatus.CRASH: (
         "Your code stopped the grading process before it could answer, for example by calling "

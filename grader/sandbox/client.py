@@ -7,6 +7,7 @@ status is timeout, crash, memory or output_limit.
 """
 
 import json
+import math
 import os
 import secrets
 import select
@@ -16,9 +17,9 @@ import time
 from collections.abc import Callable
 from typing import NewType
 
-from grader.sandbox import cgroups, containment
+from grader.sandbox import cgroups, containment, meters
 from grader.sandbox.cleanup import remove_tree
-from grader.sandbox.clock import Stopwatch
+from grader.sandbox.clock import Meter, Stopwatch
 from grader.sandbox.inside.picture import json_text
 from grader.sandbox.inside.protocol import (
     READ_BYTES,
@@ -44,6 +45,8 @@ from grader.sandbox.server import ForkServer
 # What holding a decoded reply may take, beyond its bytes: a list or object, and an item.
 HELD_PER_CONTAINER = 64
 HELD_PER_ITEM = 48
+# How long a new worker may take to be ready on the wall clock, never charged: its set-up only.
+START_SECONDS = 120.0
 # Generous enough for any honest submission; they stop a runaway one from hurting the machine.
 FIXED_LIMITS = {
     "open_files": 64,
@@ -158,12 +161,14 @@ class Worker:
         joins = [] if self.group is None else self.group.open_procs()
         try:
             fds = [request_read, reply_write, self.output.fileno(), status_write, *joins]
-            self.number = server.spawn(fds, None if self.scratch is None else str(self.scratch))
+            scratch = None if self.scratch is None else str(self.scratch)
+            self.number, self.clock = server.spawn(fds, scratch)
         finally:
             for fd in (request_read, reply_write, status_write, *joins):
                 os.close(fd)
         self.status: tuple[str, int] | None = None  # how the worker ended, once known
         self.buffer = bytearray()  # grown in place: see receive()
+        self.meter: Meter | None = None  # read once the worker says it is ready
         self.send(self.hello())
 
     def hello(self) -> Hello:
@@ -181,11 +186,24 @@ class Worker:
         except OSError:
             raise self._death() from None
 
-    def cpu_meter(self) -> Callable[[], float] | None:
-        """Return what reads this worker's processor seconds, or None where nothing counts them."""
-        if self.group is None or not self.group.counts_cpu:
-            return None
-        return self.group.cpu_seconds
+    def ready(self) -> Meter | None:
+        """Wait until the worker is set up, before any student code; return its meter.
+
+        Its start-up (fork, mounts, Landlock, the guard) is the grader's, charged to no one:
+        the meter's first reading is taken once the worker says it is ready. None where nothing
+        counts its processor time (then wall time is charged, and the run's summary says so).
+        """
+        if self.meter is None:
+            read = meters.worker_meter(self.group, self.clock)
+            started = Stopwatch(math.inf, None, time.monotonic() + START_SECONDS)
+            try:
+                answer = self.receive(started)
+            except SandboxTimeout:
+                raise SandboxProblem("the worker did not start in time") from None
+            if "ready" not in answer:
+                raise SandboxProblem("the worker did not say it was ready")
+            self.meter = None if read is None else Meter(read)
+        return self.meter
 
     def ask(
         self,
@@ -193,17 +211,20 @@ class Worker:
         stopwatch: Stopwatch,
         on_call: Callable[[ToolCall], ToolAnswer] | None = None,
     ) -> Reply:
-        """Send one request and return the final reply, answering tool calls on the way."""
+        """Send one request and return the final reply, answering tool calls on the way.
+
+        A tool call's round trip costs the worker no processor time: it waits for the answer.
+        """
         self.send(message)
         while True:
             reply = self.receive(stopwatch)
+            if "ready" in reply:
+                raise SandboxProblem("the worker said it was ready in the middle of a request")
             if "call" not in reply:
                 return reply
             if on_call is None:
                 raise SandboxProblem("the worker called a tool outside a test")
             self.send(on_call(reply))
-            if type(reply.get("at")) is float:  # when the worker began to wait for the answer
-                stopwatch.exclude_since(reply["at"])
 
     def receive(self, stopwatch: Stopwatch) -> WorkerMessage:
         """Read one signed reply within the request's time, or raise a SandboxProblem."""
@@ -289,6 +310,8 @@ class Worker:
             self.group.close()
         for fd in (self.request_write, self.reply_read, self.status_read):
             os.close(fd)
+        if self.clock is not None:
+            os.close(self.clock)
         self.output.close()
         if self.scratch is not None:
             remove_tree(self.scratch)

@@ -1,30 +1,35 @@
-"""How a submission's time is charged: processor time while it computes, wall time while it waits.
+"""How a submission's time is charged: the processor time its own worker used, nothing else.
 
-A worker's cgroup counts the processor time of everything it runs (cpuacct), so a student is
-charged for their own computing and never for the time a busy neighbour held the processor:
-under load an honest test takes longer on the wall clock and still passes. Code that waits
-instead of computing (sleep, a blocking read) uses next to no processor time, so a stretch in
-which the worker got less than WAITING_SHARE of a processor is charged at wall-clock time, as
-before. Where cgroups are missing, every stretch is charged at wall-clock time.
+The kernel counts a worker's processor time, in its cgroup (every process in it) or, where
+there is none, in the worker process's own clock (`meters.py`). A request is charged what that
+count grew by while it ran, so a busy machine, a loaded disk or a slow grader lengthens the
+request on the wall clock and costs the student nothing: a starved or waiting process uses no
+processor time. The worker's start-up (fork, mounts, Landlock, the guard) happens before its
+first reading and is never charged.
 
-Short requests cost one clock reading: the processor meter is read only once a request has run
-for POLL_SECONDS without answering, and a request that answers sooner is charged its wall time.
+Code that sleeps uses no processor time either; the wall clock only ends real hangs, once per
+submission, after `wall_limit` (a generous multiple of its time limit).
 
 `poll_until` is how the trusted side waits for a process it stopped to be gone.
 """
 
+import contextlib
 import time
 from collections.abc import Callable
 
 POLL_SECONDS = 0.05  # how often a busy worker's processor time is read
-# Below this share of one processor over a stretch, the worker was waiting, not starved: a
-# runnable process gets its turn within the scheduler's latency (milliseconds) even on a
-# crowded machine, while a sleeping one gets nothing.
-WAITING_SHARE = 0.01
-# However it is charged, no request outlives this many times its limit on the wall clock.
-WALL_FACTOR = 5
+# A submission may take this many times its time limit on the wall clock, and never less than
+# WALL_FLOOR: on a crowded machine a correct submission that uses 0.4 s of processor time takes
+# tens of seconds, and the wall clock is only there for code that waits forever.
+WALL_FACTOR = 6
+WALL_FLOOR = 30.0
 # A process killed or ended is gone within a millisecond or so: the first pause of poll_until.
 FIRST_PAUSE = 0.0002
+
+
+def wall_limit(timeout: float) -> float:
+    """Return how long a submission allowed `timeout` processor seconds may take on the wall."""
+    return max(WALL_FACTOR * timeout, WALL_FLOOR)
 
 
 def poll_until(done: Callable[[], bool], deadline: float, longest: float) -> bool:
@@ -42,68 +47,48 @@ def poll_until(done: Callable[[], bool], deadline: float, longest: float) -> boo
     return True
 
 
+class Meter:
+    """A worker's processor seconds as the kernel counts them, and the last reading taken.
+
+    A worker between requests waits for the next one and uses nothing, so the reading that
+    ends one request is where the next one starts: one reading a request.
+    """
+
+    def __init__(self, read: Callable[[], float]) -> None:
+        self.read = read
+        self.last = read()  # taken once the worker is ready: its start-up is not charged
+
+    def now(self) -> float:
+        """Read the meter; keep and return the reading (the last one, once the worker is gone)."""
+        # Once its processes have ended, what they used was read while they ran.
+        with contextlib.suppress(OSError, ValueError):
+            self.last = self.read()
+        return self.last
+
+
 class Stopwatch:
     """Charge one request as it runs, and say when it has used up its allowance."""
 
-    def __init__(
-        self, allowance: float, cpu: Callable[[], float] | None, wall_end: float | None = None
-    ) -> None:
-        """`cpu` reads the worker's processor seconds, or is None where nothing counts them."""
+    def __init__(self, allowance: float, meter: Meter | None, wall_end: float) -> None:
+        """`meter` is the worker's, or None where nothing counts: then wall time is charged."""
         self.allowance = allowance
-        self.cpu = cpu
-        self.mark = time.monotonic()
-        self.mark_cpu: float | None = None
-        self.charged = 0.0
-        self.excluded = 0.0  # seconds of the current stretch the worker spent waiting for us
-        backstop = self.mark + allowance * WALL_FACTOR
-        self.wall_end = backstop if wall_end is None else min(backstop, wall_end)
+        self.meter = meter
+        self.started = time.monotonic()
+        self.start = meter.last if meter is not None else self.started
+        self.wall_end = wall_end
 
     def wait(self) -> float:
         """Return how long to wait for the worker before looking at the meter again."""
         return max(0.0, min(POLL_SECONDS, self.wall_end - time.monotonic()))
 
     def tick(self) -> bool:
-        """Charge the stretch since the last tick; return whether the request is over."""
-        now = time.monotonic()
-        self._charge(now)
-        return self.charged >= self.allowance or now >= self.wall_end
+        """Say whether the request is over: its allowance used, or the wall clock's end reached."""
+        return self.used() >= self.allowance or time.monotonic() >= self.wall_end
 
-    def exclude_since(self, started: float) -> None:
-        """Leave out of the charge the time since `started` (the worker's own clock reading).
+    def used(self) -> float:
+        """Return what the request has cost so far."""
+        if self.meter is None:
+            return time.monotonic() - self.start
+        return max(0.0, self.meter.now() - self.start)
 
-        A worker that called a tool waits, using no processor time, until the trusted side
-        answers: on a busy machine that wait is the grader's slowness, never the student's.
-        """
-        now = time.monotonic()
-        self.excluded += max(0.0, now - max(started, self.mark))
-
-    def finish(self) -> float:
-        """Charge the last stretch and return what the whole request cost."""
-        now = time.monotonic()
-        if self.mark_cpu is None:  # answered before the first poll: its wall time, no read
-            self.charged += self._active(now)
-            self.mark = now
-        else:
-            self._charge(now)
-        return self.charged
-
-    def _active(self, now: float) -> float:
-        """Return the wall time of the stretch ending `now`, less the waits left out of it."""
-        active = max(0.0, now - self.mark - self.excluded)
-        self.excluded = 0.0
-        return active
-
-    def _charge(self, now: float) -> None:
-        active = self._active(now)
-        if self.cpu is None:
-            self.charged += active
-        else:
-            used = self.cpu()
-            computed = None if self.mark_cpu is None else used - self.mark_cpu
-            # The first stretch has no earlier reading to compare with: charge its wall time.
-            if computed is None or computed < WAITING_SHARE * active:  # waiting, or unknown
-                self.charged += active
-            else:
-                self.charged += computed  # every process's time counts
-            self.mark_cpu = used
-        self.mark = now
+    finish = used  # what the whole request cost, read once it has ended

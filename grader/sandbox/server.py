@@ -18,6 +18,7 @@ import array
 import contextlib
 import json
 import os
+import select
 import socket
 import subprocess
 import time
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
     from grader.sandbox.opening import Opening
 
 STOP_SECONDS = 2.0
+# How long a spawn may wait for the fork server: its start with every import, on a crowded machine.
+SPAWN_SECONDS = 120.0
 
 
 class ForkServer:
@@ -75,11 +78,13 @@ class ForkServer:
         if self.process is None or self.process.poll() is not None:
             self._start()
 
-    def spawn(self, fds: list[int], scratch: str | None) -> int:
-        """Fork a worker with these descriptors; return its number for `kill`.
+    def spawn(self, fds: list[int], scratch: str | None) -> tuple[int, int | None]:
+        """Fork a worker with these descriptors; return its number for `kill` and its clock.
 
         `fds` are, in order: the request pipe's reading end, the reply pipe's writing end, the
-        output file, the status pipe's writing end and any `cgroup.procs` files to join.
+        output file, the status pipe's writing end and any `cgroup.procs` files to join. The
+        clock is the worker's /proc stat file, open (grader.sandbox.meters reads it), or None
+        where the fork server could not give it; the caller closes it.
         """
         self.spawn_ready()
         self.spawned += 1
@@ -92,7 +97,31 @@ class ForkServer:
             "confine": self.isolation.confinement(scratch),
         }
         self._send(message, fds)
-        return self.spawned
+        return self.spawned, self._clock_of(self.spawned)
+
+    def _clock_of(self, number: int) -> int | None:
+        """Wait for the fork server's answer to spawn `number`; return the clock it sent.
+
+        The wait is the fork server's (its start, on a first spawn), never a student's: it is
+        bounded by the wall clock alone. An answer to an earlier spawn, one whose wait ran out,
+        is passed over.
+        """
+        assert self.control is not None
+        deadline = time.monotonic() + SPAWN_SECONDS
+        while (left := deadline - time.monotonic()) > 0:
+            if not select.select([self.control], [], [], left)[0]:
+                return None
+            try:
+                data, fds = _receive(self.control)
+            except OSError:
+                return None
+            if not data:
+                return None  # the fork server has gone: the worker's first request says so
+            if data == b"%d" % number:
+                return fds[0] if fds else None
+            for fd in fds:
+                os.close(fd)
+        return None
 
     def kill(self, number: int, sweep_uid: int | None = None) -> None:
         """Kill worker `number`; with `sweep_uid`, every process of that user too."""
@@ -162,3 +191,13 @@ class ForkServer:
         data = json.dumps(message).encode("ascii")
         rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))] if fds else []
         self.control.sendmsg([data], rights)
+
+
+def _receive(control: socket.socket) -> tuple[bytes, list[int]]:
+    """Return one message from the fork server and the descriptors that came with it."""
+    fds = array.array("i")
+    data, ancillary, _flags, _address = control.recvmsg(64, socket.CMSG_SPACE(fds.itemsize))
+    for level, kind, payload in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds.frombytes(payload[: len(payload) - len(payload) % fds.itemsize])
+    return data, list(fds)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from grader.model import CodeUnit, Limits
 from grader.sandbox.client import Allowance, Encoded, Worker, encode_request, worker_limits
-from grader.sandbox.clock import WALL_FACTOR, Stopwatch
+from grader.sandbox.clock import Stopwatch, wall_limit
 from grader.sandbox.handlers import Scenario, Toolbox
 from grader.sandbox.inside.protocol import (
     BatchRequest,
@@ -31,6 +31,7 @@ from grader.sandbox.observation import Observation, ScenarioKey, scenario_key
 from grader.sandbox.problems import (
     LoadFailure,
     OutputLimit,
+    SandboxCrash,
     SandboxForbidden,
     SandboxProblem,
     SandboxTimeout,
@@ -64,8 +65,9 @@ class SubmissionSession:
         self.spent = 0.0  # seconds charged so far, over all the submission's workers
         # What the trusted side holds and spends for this submission (grader.sandbox.client).
         self.allowance = Allowance(limits.held_mb << 20, limits.timeout)
-        self.wall_end = time.monotonic() + limits.timeout * WALL_FACTOR
+        self.wall_end = time.monotonic() + wall_limit(limits.timeout)
         self.worker: Worker | None = None
+        self.workers_started = 0
         self.output: list[str] = []
         self.problems: tuple[str, ...] = ()
         # scenario_key of a scenario -> its Observation, for this submission only
@@ -119,6 +121,12 @@ class SubmissionSession:
     def _new_worker(self) -> Worker:
         if self.out_of_time():
             raise SandboxTimeout("the submission used up its time limit")
+        # A worker's start is never charged to the student: code that ends its process at
+        # every call would otherwise have the grader start workers for free until the wall
+        # clock's end. After this many, every test that needs one more is a crash at once.
+        if self.workers_started >= MAX_WORKERS:
+            raise SandboxCrash("the code ended its process too many times")
+        self.workers_started += 1
         limits = worker_limits(
             # The kernel's own backstop, per process, should the grader's accounting fail.
             cpu_seconds=math.ceil(self.limits.timeout) + 1,
@@ -234,8 +242,13 @@ class SubmissionSession:
         # A batch has one test's time (its scenarios take a fraction of a millisecond each): the
         # caller runs the scenarios of one that times out alone, each with a test's time.
         allowance = min(self.limits.test_timeout, self.limits.timeout - self.spent)
-        stopwatch = Stopwatch(allowance, worker.cpu_meter(), self.wall_end)
         on_call = None if toolbox is None else _answering(toolbox, self.allowance)
+        try:
+            meter = worker.ready()
+        except SandboxProblem:
+            self.stop()
+            raise
+        stopwatch = Stopwatch(allowance, meter, self.wall_end)
         try:
             reply = worker.ask(message, stopwatch, on_call)
         except SandboxProblem:
@@ -262,6 +275,18 @@ class SubmissionSession:
             )
         return ""
 
+    def time_words(self) -> str:
+        """Say, to the student, what their code used of its time and what the limit is."""
+        used = f"Your code used {self.spent:.1f} seconds of processor time"
+        limit = f"the limit is {self.limits.timeout:g} seconds"
+        if self.spent >= self.limits.timeout:
+            return f"{used}; {limit}."
+        waited = wall_limit(self.limits.timeout)
+        return (
+            f"{used} ({limit}), but it waited so long (sleeping, or blocked) that it was still "
+            f"running after {waited:g} seconds on the wall clock, when the grader stops it."
+        )
+
     def out_of_time(self) -> bool:
         """Say whether the submission's whole time budget is spent."""
         return self.spent >= self.limits.timeout or time.monotonic() >= self.wall_end
@@ -281,6 +306,7 @@ class SubmissionSession:
             self.worker = None
 
 
+MAX_WORKERS = 1000  # workers one submission may start: one is enough for correct code
 _BATCH_REQUESTS = "batch requests"  # where `shared` keeps a named batch's request line
 
 

@@ -1,6 +1,6 @@
 """What shuts student code in on this host, said in one line for a run's summary."""
 
-from grader.sandbox import cgroups
+from grader.sandbox import cgroups, clock
 from grader.sandbox.containment import Isolation
 from grader.sandbox.inside import landlock
 
@@ -75,10 +75,14 @@ def _limits(isolation: Isolation) -> list[str]:
     else:
         parts = ["no cgroups (not writable here): memory is held by the address-space limit"]
     if set(controllers) & {"cpuacct"} or (controllers and cgroups.version() == 2):
-        parts.append(
-            "time charged as each submission's own processor time (wall time when it waits)"
-        )
+        parts.append("time charged as the processor time each worker's cgroup counts")
     else:
-        parts.append("time limits on the wall clock (a busy machine slows every submission)")
-    parts.append("limits on time, memory, processes and output")
+        parts.append(
+            "time charged as each worker process's own processor time (a process it starts "
+            "counts once it ends)"
+        )
+    parts.append(
+        "limits on processor time, memory, processes and output; waiting is not charged, and "
+        f"a submission is stopped after {clock.WALL_FACTOR} times its time limit on the wall clock"
+    )
     return parts

@@ -134,3 +134,24 @@ def test_the_summary_says_which_isolation_was_in_force(graded_twice):
     line = next(line for line in runs[0].stdout.splitlines() if line.startswith("Isolation:"))
     assert "seccomp (no keyrings" in line and "a guard refusing" in line
     assert ("a user id of its own for each submission" in line) == (os.geteuid() == 0)
+
+
+def test_timeout_scales_the_per_test_limit_with_it(monkeypatch, tmp_path):
+    from grader import cli
+
+    given = {}
+    monkeypatch.setattr(cli, "_grade", lambda *args, **kwargs: given.update(kwargs) or 0)
+    assert cli.main(["grade", str(tmp_path), "--out", str(tmp_path / "out"), "--timeout", "5"]) == 0
+    assert (given["limits"].timeout, given["limits"].test_timeout) == (5.0, 1.0)
+    cli.main(["grade", str(tmp_path), "--out", str(tmp_path / "out")])
+    assert (given["limits"].timeout, given["limits"].test_timeout) == (10.0, 2.0)
+
+
+def test_regrade_takes_only_statuses_a_result_can_have(tmp_path, capsys):
+    from grader import cli
+
+    out = str(tmp_path / "out")
+    assert cli.main(["grade", str(tmp_path), "--out", out, "--regrade", "slow"]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("grader: error: argument --regrade: invalid choice: 'slow'")
+    assert len(error.strip().splitlines()) == 1

@@ -27,6 +27,7 @@ MARKER = "confinement-probe-was-here"
 SANDBOX_TESTS = (
     "tests/grader/sandbox/test_sandbox_attacks.py",
     "tests/grader/sandbox/test_sandbox_cgroups.py",
+    "tests/grader/sandbox/test_sandbox_clock.py",
     "tests/grader/sandbox/test_sandbox_containment.py",
     "tests/grader/sandbox/test_sandbox_guard.py",
     "tests/grader/sandbox/test_sandbox_kernel.py",

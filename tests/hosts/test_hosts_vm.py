@@ -111,6 +111,6 @@ def test_the_isolation_line_says_cgroup_v2_and_landlock_2_hold(vm, name):
     assert line.startswith("Isolation: bubblewrap (")
     assert f"Landlock ABI {LANDLOCK} (" in line and "no TCP" not in line
     assert "a cgroup v2 per worker holding memory (shared memory too), processes, CPU share" in line
-    assert "time charged as each submission's own processor time" in line
+    assert "time charged as the processor time each worker's cgroup counts" in line
     own_user = "every worker runs as the grader's own user" in line
     assert own_user == (name == "vm-user")

@@ -18,6 +18,7 @@ ends every process in the group at once (Linux 5.14).
 
 import contextlib
 import functools
+import os
 import time
 from pathlib import Path
 
@@ -121,10 +122,27 @@ def available() -> tuple[str, ...]:
         found = base()
     except OSError:
         return ()
-    if found is None:
+    if found is None or not _may_make_groups(found):
         return ()
     enabled = _listed(found / "cgroup.subtree_control")
     return tuple(controller for controller in CONTROLLERS if controller in enabled)
+
+
+def _may_make_groups(group: Path) -> bool:
+    """Say whether a group can be made under `group`: try it, as a worker's would be.
+
+    A user without root sitting in the root group (no delegated subtree) finds controllers
+    enabled there and may still make nothing below it.
+    """
+    probe = group / f"grader-probe-{os.getpid()}"
+    try:
+        probe.mkdir()
+    except FileExistsError:
+        pass
+    except OSError:
+        return False
+    _removed(probe)
+    return True
 
 
 def make(name: str, memory_bytes: int, pids: int) -> dict[str, Path] | None:

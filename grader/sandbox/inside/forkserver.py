@@ -17,7 +17,8 @@ before any student code runs.
     spawn  {"op": "spawn", "child": N, "private": bool, "scratch": path or null,
             "core": the processor the worker keeps to, or null,
             "confine": {"read": [paths], "write": [paths]} or null}
-           with descriptors [request, reply, output, status, *cgroup.procs]
+           with descriptors [request, reply, output, status, *cgroup.procs];
+           answered "N" with the worker's /proc/PID/stat, open (its processor clock)
     kill   {"op": "kill", "child": N, "sweep_uid": uid or null}
 
 The parent reaps each child and writes how it ended ("exit N" or "signal N") to its status pipe.
@@ -93,6 +94,7 @@ def _answer(control: socket.socket, children: Children, own: tuple[int, int]) ->
         children[pid] = (message["child"], fds[3])
         for fd in fds[:3] + fds[4:]:
             os.close(fd)
+        _send_clock(control, message["child"], pid)
     elif message["op"] == "kill":
         for pid, (number, _status) in children.items():
             if number == message["child"]:
@@ -100,6 +102,27 @@ def _answer(control: socket.socket, children: Children, own: tuple[int, int]) ->
         if message.get("sweep_uid") is not None:
             _sweep(message["sweep_uid"])
     return True
+
+
+def _send_clock(control: socket.socket, number: int, pid: int) -> None:
+    """Answer a spawn with the worker's /proc stat file, open: its processor clock.
+
+    Opened here, where the worker's process id means something, and read by the trusted side
+    wherever it is: an open /proc file stays bound to its process. No file, where /proc is
+    missing: the trusted side then charges wall time, and says so.
+    """
+    answer = b"%d" % number
+    with contextlib.suppress(OSError):  # the trusted side no longer listens
+        try:
+            clock = os.open(f"/proc/{pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            control.send(answer)
+            return
+        try:
+            rights = array.array("i", [clock])
+            control.sendmsg([answer], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, rights)])
+        finally:
+            os.close(clock)
 
 
 def _receive(control: socket.socket) -> tuple[bytes, list[int]]:

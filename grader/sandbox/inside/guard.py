@@ -240,3 +240,4 @@ def install() -> None:
     guard = Guard(channel, own_files)
     seal.hide_grader_modules()
     sys.addaudithook(guard.hook)
+    channel.send({"ready": True})  # the trusted side starts the worker's clock here

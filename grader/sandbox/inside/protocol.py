@@ -49,6 +49,13 @@ class Hello(TypedDict):
     seccomp: NotRequired[str]  # the BPF program, in hex
 
 
+@final
+class ReadyReply(TypedDict):
+    """The worker's answer to the Hello, once it is shut in and before any student code."""
+
+    ready: Literal[True]
+
+
 class LoadRequest(TypedDict):
     op: Literal["load"]
     units: list[CodeUnitMessage]
@@ -227,4 +234,4 @@ class CheckReply(TypedDict):
 
 JobMessage = Hello | LoadRequest | RunRequest | BatchRequest | ToolAnswer  # what the job writes
 Reply = LoadReply | ObservationReply | BatchReply | CheckReply | ErrorReply  # what ends a request
-WorkerMessage = Reply | ToolCall  # everything the worker writes (MEMORY_REPLY aside)
+WorkerMessage = Reply | ToolCall | ReadyReply  # all the worker writes (MEMORY_REPLY aside)

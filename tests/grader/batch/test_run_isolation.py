@@ -100,17 +100,21 @@ def test_infinite_loop_in_invoke_tool_times_out_within_the_budget(results):
 def test_os_exit_in_invoke_tool_is_a_crash(results):
     result = results["exit_in_call"]
     assert result.outcomes[0].status == "crash"
-    assert set(statuses(result)) <= {"crash", "timeout"}
+    # Every test crashes, fails on the scenarios that crashed, steps aside, or meets the wall
+    # clock's end (a thousand workers started and ended): none passes.
+    assert "passed" not in statuses(result)
 
 
 def test_a_crash_costs_only_the_tests_that_crashed_or_judge_the_scenario_that_crashed(results):
     result = results["exit_on_empty_id"]
     counts = statuses(result)
     assert counts["crash"] >= 1
-    # A generated rule that reads the crashing scenario fails on it, naming it; no other test.
+    # A generated rule that reads the crashing scenario fails on it, naming it; a test whose
+    # case the crash decided steps aside; no other test loses anything.
     others = [o for o in result.outcomes if o.status not in ("passed", "crash")]
-    assert {o.status for o in others} <= {"failed"}
-    assert all("generated" in o.test_id and "'id': ''" in o.example for o in others)
+    assert {o.status for o in others} <= {"failed", "not_judged"}
+    failed = [o for o in others if o.status == "failed"]
+    assert all("generated" in o.test_id and "'id': ''" in o.example for o in failed)
     assert counts["passed"] == len(hidden_tests()) - counts["crash"] - len(others)
 
 

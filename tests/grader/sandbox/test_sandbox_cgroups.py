@@ -75,10 +75,11 @@ def test_the_hierarchy_in_use_is_the_one_this_host_offers():
     summary = describe(isolation_here())
     if expected_cgroups() == "none":
         assert "no cgroups (not writable here)" in summary
+        assert "time charged as each worker process's own processor time" in summary
     else:
         assert cgroups.version() == int(expected_cgroups())
         assert f"a cgroup v{expected_cgroups()} per worker holding memory" in summary
-        assert "time charged as each submission's own processor time" in summary
+        assert "time charged as the processor time each worker's cgroup counts" in summary
 
 
 @needs_groups
@@ -240,3 +241,23 @@ def test_close_kills_an_attached_process_and_removes_every_folder(make_group):
     finally:
         sleeper.kill()
         sleeper.wait()
+
+
+@pytest.mark.parametrize("may_write", [True, False])
+def test_v2_offers_controllers_only_where_a_group_can_be_made_below_its_base(
+    tmp_path, monkeypatch, may_write
+):
+    # A user without root in the root group finds controllers enabled there, and may make no
+    # group below it: then no worker gets one, and the run's summary must not claim any.
+    base = tmp_path / "root-group"
+    base.mkdir()
+    (base / "cgroup.subtree_control").write_text("memory pids cpu\n")
+    monkeypatch.setattr(v2, "base", lambda: base)
+    if not may_write:
+        monkeypatch.setattr(v2.Path, "mkdir", _refused)
+    assert v2.available() == (v2.CONTROLLERS if may_write else ())
+    assert list(base.iterdir()) == [base / "cgroup.subtree_control"]  # the probe is gone
+
+
+def _refused(*_args, **_kwargs):
+    raise PermissionError("not yours to write")

@@ -185,7 +185,10 @@ class SubmissionSession:
         if "observations" not in reply or len(reply["observations"]) != len(scenarios):
             self.stop()
             raise SandboxProblem(str(reply.get("error", "the worker gave no observations")))
-        observations = [Observation(data, digested=True) for data in reply["observations"]]
+        observations = [
+            Observation(data, digested=True, allowance=self.allowance)
+            for data in reply["observations"]
+        ]
         forbidden = next((o.data["forbidden"] for o in observations if o.data["forbidden"]), None)
         if forbidden:
             raise SandboxForbidden("the code used " + ", ".join(forbidden))
@@ -217,7 +220,7 @@ class SubmissionSession:
         observation = reply["observation"]
         if observation.get("forbidden"):
             raise SandboxForbidden("the code used " + ", ".join(observation["forbidden"]))
-        return Observation({**observation, **toolbox.facts()}, key)
+        return Observation({**observation, **toolbox.facts()}, key, allowance=self.allowance)
 
     def _check_output(self, worker: Worker) -> None:
         if worker.output_full():

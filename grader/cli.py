@@ -10,7 +10,7 @@ from grader.batch.progress import ProgressBar, interrupted_message, resumed_mess
 from grader.batch.run import RunSettings
 from grader.batch.shards import Shard, gather
 from grader.batch.warm import WarmJobs
-from grader.gradebook import late, lms, roster
+from grader.gradebook import late, lms, roster, times
 from grader.gradebook.book import ClassBook, GradebookSettings
 from grader.intake import archives
 from grader.intake.discover import UsageError
@@ -116,6 +116,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="POLICY",
         help="with --due: none (record lateness only, the default), zero (a late submission "
         "scores 0) or per-hour:P (P points off per hour or part of one)",
+    )
+    grade.add_argument(
+        "--submitted-at",
+        type=Path,
+        metavar="FILE",
+        help="with --due: each student's hand-in time, a CSV with the columns id and "
+        "submitted_at (an LMS's export, or the roster with that column)",
     )
     grade.add_argument(
         "--comments",
@@ -254,10 +261,13 @@ def _run(argv: Sequence[str] | None, warm: WarmJobs | None) -> int:
 def gradebook_settings(args: argparse.Namespace) -> GradebookSettings:
     """Return the roster, late policy and comments asked for; raise UsageError if unusable."""
     due = late.parse_due(args.due) if args.due else None
+    if args.submitted_at and due is None:
+        raise UsageError("--submitted-at needs --due, the date it counts lateness from")
     return GradebookSettings(
         roster=roster.read_roster(args.roster) if args.roster else None,
         policy=late.parse_policy(args.late_policy, due),
         comments=args.comments,
+        submitted_at=times.read_submitted_at(args.submitted_at) if args.submitted_at else {},
     )
 
 
@@ -278,6 +288,7 @@ def _grade(
     if more.get("merge"):
         gather(more["merge"], out_dir)
     book = ClassBook(gradebook or GradebookSettings())
+    book.require_trusted_times(submissions)
     if isolation == "bubblewrap":  # required: say so before anything is graded
         try:
             containment.isolation_here(isolation)

@@ -143,6 +143,8 @@ class Submission:
     failure: str | None = None
     # The instructor's folder that `path` is read from without following links (its lateness).
     within: str = ""
+    # Notes for the instructor's summary, not the student's: files read that have other names.
+    flags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

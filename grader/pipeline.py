@@ -237,6 +237,9 @@ def _to_run(recording: Recording, pending: Iterable[Pending]) -> Iterator[Submis
     """
     for item in pending:
         loaded = item if isinstance(item, Submission) else load_safely(item, recording.course)
+        if loaded.student not in recording.held:  # said once, not again when confirming
+            for flag in loaded.flags:
+                recording.note(f"{loaded.student}: {flag}.")
         submission, key = _with_fingerprint(loaded, recording.version)
         if key is not None:
             recording.keys[submission.student] = bytes.fromhex(key)

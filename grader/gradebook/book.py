@@ -12,10 +12,11 @@ it also gives the pipeline one "missing" result per rostered student who sent no
 due date it works out each submission's lateness and penalty (grader.late).
 """
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 
-from grader.gradebook.late import LatePolicy, Submitted, submitted_at
+from grader.gradebook.late import LatePolicy
 from grader.gradebook.store import SummaryStore
 from grader.gradebook.summary import (
     CatalogueTest,
@@ -24,6 +25,8 @@ from grader.gradebook.summary import (
     one_line_comment,
     summarize,
 )
+from grader.gradebook.times import Submitted, hand_in_time
+from grader.intake.discover import Found, UsageError
 from grader.model import MISSING, Grade, RunResult, Submission
 from grader.reports.feedback import format_points
 
@@ -38,6 +41,8 @@ class GradebookSettings:
     roster: tuple[str, ...] | None = None  # every student who must get a row
     policy: LatePolicy | None = None
     comments: bool = False  # add a one-line comment column to the grade files
+    # The instructor's hand-in times (--submitted-at), by student id.
+    submitted_at: Mapping[str, datetime] = field(default_factory=dict)
 
 
 class ClassBook:
@@ -48,7 +53,25 @@ class ClassBook:
         self.catalogue: Sequence[CatalogueTest] = ()
         self._summaries = SummaryStore()
         self._late_problems: list[str] = []
-        self._file_times: list[str] = []  # students whose time is a file's modification time
+        self._untimed: set[str] = set()  # students no trusted source gives a hand-in time
+
+    def require_trusted_times(self, submissions: Iterable[Found]) -> None:
+        """Raise UsageError if a penalty is asked for and no submission has a trusted time.
+
+        Said before anything is graded: a penalty that can apply to no one is a mistake of the
+        command line, not something to find out in the summary.
+        """
+        policy, given = self.settings.policy, self.settings.submitted_at
+        if policy is None or policy.method == "none":
+            return
+        for found in submissions:
+            if hand_in_time(found.student, found.path, found.start, given).time is not None:
+                return
+        raise UsageError(
+            "--late-policy: no submission has a trusted hand-in time (file times and students' "
+            "own timestamp.txt are never used); give --submitted-at FILE, or grade the "
+            "submitted/ tree nbgrader's collect wrote"
+        )
 
     def use_catalogue(self, catalogue: Sequence[CatalogueTest]) -> None:
         """Set the hidden tests each summary keeps one verdict byte for, in their order."""
@@ -77,6 +100,10 @@ class ClassBook:
             # One odd result must never cost the class its reports: it shows as an error.
             summary = error_summary(student, has_feedback)
         self._summaries.put(summary)
+
+    def summary(self, student: str) -> StudentSummary | None:
+        """Return the summary of `student`, or None if the book has none."""
+        return self._summaries.get(student)
 
     def has(self, student: str) -> bool:
         """Say whether the book has a summary of `student`."""
@@ -132,10 +159,11 @@ class ClassBook:
                 f"Late policy: {policy.describe()}. {_count(late, 'submission')} late; "
                 "grades.csv has each one's lateness and penalty (final_score)."
             )
-            if self._file_times:
-                students = sorted(self._file_times)
+            if self._untimed:
+                students = sorted(self._untimed)
                 lines.append(
-                    "Times from file modification times (no timestamp.txt): "
+                    "No trusted time, lateness not applied (give --submitted-at FILE, or grade "
+                    "the submitted/ tree the course's collect wrote): "
                     f"{', '.join(students[:NAMES_LISTED])}{_more(students)}."
                 )
             lines += self._late_problems
@@ -163,14 +191,12 @@ class ClassBook:
         policy = self.settings.policy
         if policy is None or summary.status == MISSING or not submission.path:
             return summary
-        when = submitted_at(submission.path, submission.within)
-        if when.source == "file time" and not when.problem:
-            self._file_times.append(summary.student)
+        given = self.settings.submitted_at
+        when = hand_in_time(summary.student, submission.path, submission.within, given)
+        if when.time is None:
+            self._untimed.add(summary.student)
         if when.problem:
-            self._late_problems.append(
-                f"{summary.student}: {when.problem}; "
-                + ("its file time was used instead." if when.time else "taken as on time.")
-            )
+            self._late_problems.append(f"{summary.student}: {when.problem}.")
         return replace(
             summary,
             submitted=_iso(when),

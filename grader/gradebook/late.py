@@ -1,33 +1,26 @@
 """Due date and late policy: when each submission came in, and what lateness costs.
 
     policy = parse_policy("per-hour:2", parse_due("2026-03-01T23:59+01:00"))
-    when = submitted_at("submitted/ada/bounded_results")
-    policy.penalty(62.5, when.time)    # 2 points for every hour, or part of one, after the due date
+    policy.penalty(62.5, submitted)    # 2 points for every hour, or part of one, after the due date
 
 The methods are nbgrader's: "none" (lateness is recorded, nothing is taken off), "zero" (a late
 submission scores 0), and "per-hour:P" (P points off for every started hour, as nbgrader's
 documented per-hour plugin does; `grader.integrations.nbgrader_plugins.PerHourPenalty` gives
 nbgrader this very rule). A penalty never takes a score below 0.
 
-A submission's time is nbgrader's: the `timestamp.txt` that `nbgrader submit` writes and
-`nbgrader collect` keeps in submitted/<student>/<assignment>/; without one, the newest
-modification time of the notebooks or file graded (which copying can change: keep the times).
+When a submission was handed in comes only from sources the student cannot set
+(grader.gradebook.times); without one, nothing is taken off.
 """
 
 import math
-import os
-import posixpath
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from grader.intake.discover import UsageError
-from grader.intake.files import Folder, Refused, relative
 
 METHODS = ("none", "zero", "per-hour")
-TIMESTAMP_FILE = "timestamp.txt"
-TIMESTAMP_BYTES = 1000  # nbgrader writes one line
 SECONDS_PER_HOUR = 3600
 _UTC_NAMES = ("UTC", "GMT", "Z")
 # nbgrader writes "%Y-%m-%d %H:%M:%S.%f %Z"; its zone may also be a number such as +0100.
@@ -74,15 +67,6 @@ def late_penalty(method: str, points_per_hour: float, score: float, seconds_late
     return round(max(0.0, min(score, hours * points_per_hour)), 2)
 
 
-@dataclass(frozen=True)
-class Submitted:
-    """When a submission was made, and how that was found out."""
-
-    time: datetime | None
-    source: str  # "timestamp.txt", "file time" or "" when unknown
-    problem: str = ""  # why timestamp.txt was not used, when it was there
-
-
 def parse_due(text: str) -> datetime:
     """Return the due date given on the command line; raise UsageError if it is not one.
 
@@ -119,47 +103,6 @@ def parse_policy(text: str | None, due: datetime | None) -> LatePolicy | None:
     if not (math.isfinite(points) and points > 0):
         raise UsageError(f"--late-policy {text!r}: the points per hour must be a number above 0")
     return LatePolicy(due, method, points)
-
-
-def submitted_at(path: str, within: str = "") -> Submitted:
-    """Return when the submission at `path` (a lessons folder, notebook or file) was made.
-
-    `within` is the instructor's folder it is read from, as the load step read it (by default
-    the folder itself, or a file's own folder): nothing is read through a link.
-    """
-    is_folder = os.path.isdir(path) and not os.path.islink(path)
-    start = within or (path if is_folder else os.path.dirname(path) or ".")
-    below = relative(path, start)
-    problem = ""
-    try:
-        with Folder.open(start, below if is_folder else posixpath.dirname(below)) as folder:
-            if is_folder:
-                stamp, problem = _timestamp(folder)
-                if stamp is not None:
-                    return Submitted(stamp, TIMESTAMP_FILE)
-                names = [n for n in folder.names() if n.endswith((".ipynb", ".py"))]
-            else:
-                names = [posixpath.basename(below)]
-            times = [t for t in map(folder.modified, names) if t is not None]
-    except (OSError, Refused):
-        times = []
-    if not times:
-        return Submitted(None, "", problem)
-    return Submitted(datetime.fromtimestamp(max(times), UTC), "file time", problem)
-
-
-def _timestamp(folder: Folder) -> tuple[datetime | None, str]:
-    """Return nbgrader's time in `folder`'s timestamp.txt, or None and why it was not used."""
-    kind = folder.kind(TIMESTAMP_FILE)
-    if kind is None:
-        return None, ""
-    try:
-        text = folder.read(TIMESTAMP_FILE, TIMESTAMP_BYTES).decode("utf-8")
-        return parse_time(text.strip()), ""
-    except Refused:
-        return None, f"its {TIMESTAMP_FILE} is a {kind}, not a file, so it was not read"
-    except (OSError, UnicodeDecodeError, ValueError) as error:
-        return None, f"its {TIMESTAMP_FILE} could not be read ({type(error).__name__})"
 
 
 def parse_time(text: str, local: bool = False) -> datetime:

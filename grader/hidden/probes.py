@@ -7,14 +7,12 @@ tagged values; the few it cannot even describe (cycles, IntEnum members) as name
 
 import enum
 import json
-import math
-from collections.abc import Iterator
 from typing import Any, Final, Literal, TypedDict, Unpack
 
 from course.contract import FAILURE_CODES
 from grader.model import NotJudged
 from grader.sandbox.handlers import Scenario, check_spec
-from grader.sandbox.inside.picture import Limit, Opaque, Unhashed, tag
+from grader.sandbox.inside.picture import Limit, Opaque, tag
 from grader.sandbox.inside.protocol import ToolSpec
 from grader.sandbox.observation import MISSING, Observation
 
@@ -135,26 +133,6 @@ def unknown_tool_scenario(request_id: object = DEFAULT_ID, tool: str = "missing"
 def encoded_size(value: object) -> int:
     """The contract's size of a value: UTF-8 bytes of its JSON text with the default separators."""
     return len(json.dumps(value, ensure_ascii=False, allow_nan=False).encode("utf-8"))
-
-
-def strings_in(value: object) -> Iterator[str]:
-    """Yield every string in a decoded value: keys, items and the type names of foreign objects."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from strings_in(key)
-            yield from strings_in(item)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            yield from strings_in(item)
-    elif isinstance(value, Unhashed):
-        yield from strings_in(value.items)
-    elif isinstance(value, Opaque):
-        yield value.type_name
-        yield from strings_in(value.content)
-    elif isinstance(value, Limit):
-        yield value.prefix
 
 
 def step_aside(reason: str, category: str, observation: Observation) -> NotJudged:
@@ -283,16 +261,3 @@ def value_of(observation: Observation) -> object:
     if observation.envelope is None:
         return describe_raise(observation)
     return field(observation, "value")
-
-
-def same_json(left: Any, right: Any) -> bool:
-    """Say whether two values are equal, with equal exact types at every depth (any key order)."""
-    if type(left) is not type(right):
-        return False
-    if type(left) is float:
-        return left == right or (math.isnan(left) and math.isnan(right))
-    if type(left) in (list, tuple):
-        return len(left) == len(right) and all(map(same_json, left, right))
-    if type(left) is dict:
-        return left.keys() == right.keys() and all(same_json(left[k], right[k]) for k in left)
-    return bool(left == right)

@@ -23,7 +23,6 @@ from grader.hidden.probes import (
     returns,
     returns_fixture,
     returns_made,
-    same_json,
     scenario,
     step_aside,
     unknown_tool_scenario,
@@ -39,6 +38,7 @@ from grader.hidden.verdicts import (
 from grader.sandbox.handlers import Scenario
 from grader.sandbox.observation import Observation
 from grader.sandbox.session import SubmissionSession
+from grader.sandbox.values import same_json
 
 CATEGORY = "envelope"
 
@@ -238,7 +238,8 @@ def test_extra_request_keys_are_ignored(submission: SubmissionSession) -> None:
     observation = submission.call(probe)
     envelope = envelope_of(observation)
     assert isinstance(envelope, dict) and set(envelope) == set(ENVELOPE_KEYS), envelope
-    assert same_json(envelope, plain), "the envelope differs from the one without the other keys"
+    same = same_json(envelope, plain, observation.walk())  # both the student's
+    assert same, "the envelope differs from the one without the other keys"
     assert not observation["request_changed"], "the request lost or changed its other keys"
 
 

@@ -24,7 +24,6 @@ from grader.hidden.probes import (
     returns,
     returns_arguments,
     returns_fixture,
-    same_json,
     scenario,
     step_aside,
 )
@@ -53,6 +52,7 @@ from grader.sandbox.inside.picture import untag
 from grader.sandbox.inside.protocol import ToolSpec
 from grader.sandbox.observation import Observation
 from grader.sandbox.session import SubmissionSession
+from grader.sandbox.values import same_json
 
 CATEGORY = "ownership"
 

@@ -14,10 +14,10 @@ from grader.hidden.probes import (
     failure_of,
     raises,
     scenario,
-    strings_in,
 )
 from grader.sandbox.observation import Observation
 from grader.sandbox.session import SubmissionSession
+from grader.sandbox.values import strings_in
 
 CATEGORY = "redaction"
 
@@ -48,7 +48,7 @@ def leaks(observation: Observation) -> list[str]:
     failure_of(observation)  # only a failure envelope shows whether a failure was redacted
     names = observation["handler_raised"]
     found = []
-    for text in strings_in(envelope_of(observation)):
+    for text in strings_in(envelope_of(observation), observation.walk()):
         if MARKER in text or "Traceback" in text or any(name in text for name in names):
             found.append(text)
     return found

@@ -15,7 +15,6 @@ batch.
 """
 
 import contextlib
-import os
 import stat
 import sys
 import tempfile
@@ -86,10 +85,8 @@ def unpack(archive: Path, target: Path, course: Course) -> None:
         _say(f"{archive.name} holds no notebook of the lesson: it is graded as holding nothing")
         (target / course.assignment).mkdir(parents=True)
         return
+    # No file time is set: lateness never comes from file times (grader.gradebook.times).
     lessons.rename(target)
-    time = archive.stat().st_mtime  # a zip's entries keep no trustworthy date; its file does
-    for file in target.rglob("*"):
-        os.utime(file, (time, time), follow_symlinks=False)
 
 
 def _extract(archive: Path, staging: Path) -> int:

@@ -17,6 +17,8 @@ import stat
 from dataclasses import dataclass
 from types import TracebackType
 
+from grader.intake.entries import course_file, open_entry, reopen, shared
+
 # What one file, and one submission in all, may hold: far above any honest answer to the
 # lesson, and low enough that reading and parsing one keeps the grader's memory small (a
 # notebook of nothing but `[],` parses to about 24 times its size).
@@ -30,8 +32,8 @@ SEARCH_DEPTH = 8
 SEARCH_ENTRIES = 10_000
 
 _FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-# O_NONBLOCK: a named pipe swapped in after the check opens at once instead of waiting forever.
-_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+# O_NONBLOCK and O_NOCTTY: reopening a checked regular file can never wait or take a terminal.
+_FILE_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 _KINDS = (
     (stat.S_ISREG, "file"),
     (stat.S_ISDIR, "folder"),
@@ -94,6 +96,9 @@ class Folder:
         self.descriptor = descriptor
         self.name = name  # how messages name the folder
         self.budget = budget  # bytes this submission may still have read
+        # Files of the course (entries.course_files) that a hard link here must not be.
+        self.course_files: frozenset[tuple[int, int]] = frozenset()
+        self.shared: list[str] = []  # what was read of files with other names (hard links)
 
     @classmethod
     def open(cls, within: str, below: str = "") -> "Folder":
@@ -144,25 +149,25 @@ class Folder:
     def read(self, name: str, cap: int) -> bytes:
         """Return the bytes of the regular file `name`; Refused if it is anything else or too big.
 
-        Raise OSError if it cannot be opened (no permission to read it, say).
+        The name is looked up once (open_entry): what is checked is what is read. Raise OSError
+        if it cannot be opened (no permission to read it, say).
         """
-        kind = _kind_at(self.descriptor, name)
-        if kind not in ("file", "gone"):  # a device is never opened: opening one can act
-            raise Refused(refusal(name, kind))
+        handle, status = open_entry(self.descriptor, name)
         try:
-            descriptor = os.open(name, _FILE_FLAGS, dir_fd=self.descriptor)
-        except OSError as error:
-            if error.errno == errno.ELOOP:  # O_NOFOLLOW met a link
-                raise Refused(refusal(name, "link")) from None
-            raise
-        with open(descriptor, "rb", buffering=0, closefd=True) as stream:
-            status = os.fstat(descriptor)
-            if not stat.S_ISREG(status.st_mode):
+            if not stat.S_ISREG(status.st_mode):  # a device is never opened: opening one can act
                 raise Refused(refusal(name, kind_of(status.st_mode)))
+            if status.st_nlink > 1:  # a hard link: refused if it is a course file, else said
+                if (status.st_dev, status.st_ino) in self.course_files:
+                    raise Refused(course_file(name))
+                self.shared.append(shared(name, status.st_nlink))
             if status.st_size > cap:
                 raise Refused(too_large(name, cap))
             if status.st_size > self.budget:
                 raise Refused(_over_budget(name))
+            descriptor = reopen(handle, _FILE_FLAGS)
+        finally:
+            os.close(handle)
+        with open(descriptor, "rb", buffering=0, closefd=True) as stream:
             data = stream.read(min(cap, self.budget) + 1)  # a file may grow while it is read
         if len(data) > cap:
             raise Refused(too_large(name, cap))

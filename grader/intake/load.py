@@ -10,8 +10,9 @@ size caps. Anything unreadable becomes that student's result: a Submission with 
 the student's words and no units.
 """
 
+import contextlib
 import posixpath
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from course.carry.assemble import (
     ExerciseCell,
@@ -24,6 +25,7 @@ from course.carry.assemble import (
 from course.carry.notebooks import AssemblyError, parse_notebook_cells
 from course.manifest import Course, Step, load_course
 from grader.intake.discover import Found
+from grader.intake.entries import course_files
 from grader.intake.files import (
     NOTEBOOK_BYTES,
     NOTEBOOK_CONTAINERS,
@@ -43,8 +45,9 @@ def load(found: Found, course: Course | None = None) -> Submission:
     )
     if found.refused:
         return _unreadable(base, found.refused)
+    flags: list[str] = []
     try:
-        units, problems = readers[found.kind](found, course)
+        units, problems = readers[found.kind](found, course, flags)
     except (AssemblyError, Refused, _Unreadable) as error:
         return _unreadable(base, str(error))
     except OSError as error:
@@ -58,6 +61,7 @@ def load(found: Found, course: Course | None = None) -> Submission:
         units=tuple(units),
         problems=tuple(problems),
         within=base.within,
+        flags=tuple(flags),
     )
 
 
@@ -107,8 +111,24 @@ def _read_step(folder: Folder, step: Step) -> StepWork:
         return StepWork(step, unreadable=f"it could not be opened ({type(error).__name__}).")
 
 
-def _load_lessons(found: Found, course: Course) -> tuple[list[CodeUnit], Sequence[str]]:
-    with Folder.open(found.start, found.below) as folder:
+@contextlib.contextmanager
+def _open(start: str, below: str, flags: list[str]) -> Iterator[Folder]:
+    """Open a submission's folder whose hard links to course files are refused, and say others.
+
+    What it read of files with other names (hard links) is added to `flags` as it closes.
+    """
+    with Folder.open(start, below) as folder:
+        folder.course_files = course_files()
+        try:
+            yield folder
+        finally:
+            flags.extend(folder.shared)
+
+
+def _load_lessons(
+    found: Found, course: Course, flags: list[str]
+) -> tuple[list[CodeUnit], Sequence[str]]:
+    with _open(found.start, found.below, flags) as folder:
         assembly = assemble([_read_step(folder, step) for step in course.steps], course)
     if not assembly.cells:
         detail = assembly.problems[0] if assembly.problems else "no lesson notebook was found."
@@ -118,17 +138,21 @@ def _load_lessons(found: Found, course: Course) -> tuple[list[CodeUnit], Sequenc
     return _units_from_cells(assembly.cells), assembly.problems
 
 
-def _load_notebook(found: Found, course: Course) -> tuple[list[CodeUnit], Sequence[str]]:
+def _load_notebook(
+    found: Found, course: Course, flags: list[str]
+) -> tuple[list[CodeUnit], Sequence[str]]:
     folder_part, name = posixpath.split(found.below)
-    with Folder.open(found.start, folder_part) as folder:
+    with _open(found.start, folder_part, flags) as folder:
         cells = read_notebook(folder, name)
     assembly = whole_notebook(cells, name, course)
     return _units_from_cells(assembly.cells), assembly.problems
 
 
-def _load_python(found: Found, _course: Course) -> tuple[list[CodeUnit], Sequence[str]]:
+def _load_python(
+    found: Found, _course: Course, flags: list[str]
+) -> tuple[list[CodeUnit], Sequence[str]]:
     folder_part, name = posixpath.split(found.below)
-    with Folder.open(found.start, folder_part) as folder:
+    with _open(found.start, folder_part, flags) as folder:
         data = folder.read(name, PYTHON_BYTES)
     if b"\0" in data:
         raise _Unreadable(f"{name} is not a text file, so it cannot be Python code.")

@@ -5,7 +5,8 @@
 
 Every kernel runs a student's cells, so it gets what a grading worker gets and nothing more
 (grader/sandbox/containment.py): under bubblewrap, read-only binds of the system folders, the
-Python installation and the virtual environment the kernel runs from, the supplied course code
+Python installation and the virtual environment the kernel runs from (at their real paths, on
+top of the kernel's private /tmp, so one under /tmp is seen too), the supplied course code
 (no grader, hidden tests, solutions or fixtures), no network, its own process, IPC and host-name
 namespaces, and its own private folders (grader/integrations/kernel_places.py), of which a copy
 of the student's folder is its working folder. Nothing else of the host is there: not the course
@@ -15,10 +16,12 @@ util-linux); otherwise bubblewrap's user namespace keeps it the instructor's own
 capabilities. The kernel talks to nbgrader over sockets in a folder (jupyter_client's ipc
 transport), as it has no network.
 
-`choose_kernel_confinement` is the only place that decides. Where bubblewrap cannot run it
-raises ConfinementUnavailable, unless the instructor allowed unconfined kernels: then the mode
-is "none" and the kernel runs as nbgrader would run it, with the instructor's rights. Another
-confinement (Landlock, say) would be one more mode chosen there.
+`choose_kernel_confinement` is the only place that decides. It starts the kernel's Python in
+the sandbox once; where that fails it raises ConfinementUnavailable, naming the cause (bubblewrap
+missing or refused, or the Python not starting inside) and its fix, unless the instructor
+allowed unconfined kernels: then the mode is "none" and the kernel runs as nbgrader would run
+it, with the instructor's rights. Another confinement (Landlock, say) would be one more mode
+chosen there.
 """
 
 import importlib.util
@@ -57,7 +60,23 @@ KERNEL_ENVIRONMENT = {
 
 
 class ConfinementUnavailable(Exception):
-    """No confinement can be had here; the message says why, as part of a sentence."""
+    """No confinement can be had here: `cause` says why, as part of a sentence; `fix` what to do."""
+
+    def __init__(self, cause: str, fix: str) -> None:
+        super().__init__(cause)
+        self.cause = cause
+        self.fix = fix
+
+
+@dataclass(frozen=True)
+class Obstacle:
+    """Why kernels cannot be confined here, as part of a sentence, and the fix, as a sentence."""
+
+    cause: str
+    fix: str
+
+
+SANDBOX_DEPS = "Install bubblewrap (make sandbox-deps)."
 
 
 @dataclass(frozen=True)
@@ -75,12 +94,12 @@ def choose_kernel_confinement(unconfined_allowed: bool) -> KernelConfinement:
     Raise ConfinementUnavailable where none works, unless `unconfined_allowed`.
     """
     uid = kernel_uid()
-    missing = why_bubblewrap_cannot_run(uid)
-    if missing is None:
+    obstacle = why_bubblewrap_cannot_run(uid)
+    if obstacle is None:
         return KernelConfinement(BUBBLEWRAP, uid)
     if unconfined_allowed:
-        return KernelConfinement(UNCONFINED, missing=missing)
-    raise ConfinementUnavailable(missing)
+        return KernelConfinement(UNCONFINED, missing=obstacle.cause)
+    raise ConfinementUnavailable(obstacle.cause, obstacle.fix)
 
 
 def kernel_uid() -> int | None:
@@ -90,14 +109,19 @@ def kernel_uid() -> int | None:
     return KERNEL_UID_BASE + os.getpid() % containment.JOB_SLOTS
 
 
-def why_bubblewrap_cannot_run(uid: int | None) -> str | None:
-    """Say why a kernel cannot be started in bubblewrap here, or None when it can."""
-    if os.environ.get(containment.ISOLATION_VARIABLE) == "process":
-        return f"{containment.ISOLATION_VARIABLE}=process is set"
+def why_bubblewrap_cannot_run(uid: int | None) -> Obstacle | None:
+    """Say why a kernel cannot be started in bubblewrap here, and the fix, or None when it can.
+
+    The probe is the kernel's own Python started in the kernel's sandbox, so a failure is told
+    apart: bubblewrap refusing to make the sandbox, or that Python not starting inside it.
+    """
+    variable = containment.ISOLATION_VARIABLE
+    if os.environ.get(variable) == "process":
+        return Obstacle(f"{variable}=process is set", f"Unset {variable} for autograde.")
     if shutil.which("bwrap") is None:
-        return "bubblewrap is not installed"
+        return Obstacle("bubblewrap is not installed", SANDBOX_DEPS)
     if uid is not None and shutil.which("setpriv") is None:
-        return "setpriv (util-linux) is not installed"
+        return Obstacle("setpriv (util-linux) is not installed", "Install util-linux.")
     places = KernelPlaces.make(None, uid)
     try:
         probe = [sys.executable, "-I", "-c", "pass"]
@@ -112,13 +136,36 @@ def why_bubblewrap_cannot_run(uid: int | None) -> str | None:
             check=False,
         )
     except (OSError, subprocess.TimeoutExpired) as error:
-        return f"bubblewrap could not be started ({type(error).__name__})"
+        cause = f"bubblewrap could not be started ({type(error).__name__})"
+        return Obstacle(cause, "Check that `bwrap --ro-bind / / true` runs as this user.")
     finally:
         places.remove()
-    if done.returncode != 0:
-        said = (done.stderr.strip().splitlines() or ["no message"])[-1]
-        return f"bubblewrap cannot make the kernel's sandbox here ({said})"
-    return None
+    if done.returncode == 0:
+        return None
+    return probe_failure(done.stderr)
+
+
+def probe_failure(stderr: str) -> Obstacle:
+    """Say why the probe failed, and the fix, from the last line it printed.
+
+    bubblewrap's and setpriv's own lines begin with their names; any other line, bubblewrap's
+    execvp failing or a line naming the Python is that Python not starting inside.
+    """
+    said = (stderr.strip().splitlines() or ["no message"])[-1]
+    shown = ", ".join(str(folder) for folder in kernel_installation())
+    own = said.startswith(("bwrap: ", "setpriv: ")) and not said.startswith("bwrap: execvp")
+    sandbox_refused = own and sys.executable not in said
+    if not sandbox_refused:
+        return Obstacle(
+            f"the kernel's Python ({sys.executable}) does not start inside its sandbox ({said})",
+            f"Run autograde from a Python whose files all lie in {shown} or the system folders "
+            "(a virtual environment made from it), and report this line if they do.",
+        )
+    return Obstacle(
+        f"bubblewrap cannot make the kernel's sandbox here ({said})",
+        "Let this user make namespaces (on Ubuntu 24.04, an AppArmor profile for bwrap, or "
+        "kernel.apparmor_restrict_unprivileged_userns=0), or run autograde as root.",
+    )
 
 
 def confined_command(
@@ -135,6 +182,9 @@ def confined_command(
         # Only to switch to the kernel's own user, which drops them all (below).
         for capability in ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP"):
             command += ["--cap-add", capability]
+    # Its /tmp first: the Python it runs may be installed under the host's /tmp (a course's
+    # virtual environment often is), and is then bound at its real path on top of it.
+    command += ["--bind", str(places.tmp), "/tmp"]
     shown = kernel_installation()
     command += containment.readable_binds(shown)
     for package in installed_project_packages(shown):
@@ -142,7 +192,7 @@ def confined_command(
     command += ["--proc", "/proc", "--dev", "/dev"]
     for mount in (HOME_MOUNT, SOCKETS_MOUNT):  # their parents open to the kernel's user
         command += ["--dir", str(Path(mount).parent)]
-    command += ["--bind", str(places.home), HOME_MOUNT, "--bind", str(places.tmp), "/tmp"]
+    command += ["--bind", str(places.home), HOME_MOUNT]
     command += ["--bind", str(places.sockets), SOCKETS_MOUNT]
     command += ["--ro-bind", str(places.runtime), containment.RUNTIME_MOUNT, "--chdir", "/"]
     if confinement.uid is not None:

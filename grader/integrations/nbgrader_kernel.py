@@ -8,8 +8,9 @@ work in, the supplied course code, no network, nothing else of the course or of 
 makes the step, and that wins over any configuration.)
 
 Where no confinement can be had, autograde stops before any student code runs, with one line
-saying why, unless the instructor set `c.ConfinedExecute.run_student_code_with_instructor_rights
-= True`: then kernels run as nbgrader runs them, with the instructor's rights, and each says so.
+saying why and what fixes it, unless the instructor set
+`c.ConfinedExecute.run_student_code_with_instructor_rights = True`: then kernels run as
+nbgrader runs them, with the instructor's rights, and each says so.
 
 This module imports nbgrader; the grader itself never imports it.
 """
@@ -67,8 +68,8 @@ class ConfinedExecute(Execute):
             self._confinement = choose_kernel_confinement(
                 self.run_student_code_with_instructor_rights
             )
-        except ConfinementUnavailable as missing:
-            self._refuse(str(missing), resources or {})
+        except ConfinementUnavailable as unavailable:
+            self._refuse(unavailable, resources or {})
         if self._confinement.mode == UNCONFINED:
             self.log.warning(
                 "This kernel runs student code with your rights (%s, and %s is set).",
@@ -86,7 +87,7 @@ class ConfinedExecute(Execute):
         manager.as_submitted = None if self._as_submitted is None else str(self._as_submitted)
         return manager
 
-    def _refuse(self, missing: str, resources: dict[str, Any]) -> NoReturn:
+    def _refuse(self, unavailable: ConfinementUnavailable, resources: dict[str, Any]) -> NoReturn:
         """Stop autograde with one line, leaving this student as not autograded yet."""
         # nbgrader made this student's autograded folder for this run; a later run, even
         # without --force, must grade them rather than skip them (as nbgrader's own cleanup).
@@ -94,13 +95,7 @@ class ConfinedExecute(Execute):
         running_in = resources.get("metadata", {}).get("path")
         if autograded is not None and running_in and Path(running_in) == autograded:
             remove_tree(autograded)
-        self.log.error(
-            "Autograde stopped before running any student code: %s, so the notebooks' kernels "
-            "cannot be confined and would run with your rights. Install bubblewrap (make "
-            "sandbox-deps), or set c.ConfinedExecute.%s = True to run them anyway.",
-            missing,
-            OPT_OUT,
-        )
+        self.log.error("%s", refusal(unavailable))
         raise SystemExit(1)
 
 
@@ -204,3 +199,13 @@ class ConfinedProvisioner(LocalProvisioner):
         if not restart and self.places is not None:
             self.places.remove()
             self.places = None
+
+
+def refusal(unavailable: ConfinementUnavailable) -> str:
+    """Return the line autograde stops with: the cause, then its fix; running unconfined last."""
+    return (
+        f"Autograde stopped before running any student code: {unavailable.cause}, so the "
+        f"notebooks' kernels cannot be confined. {unavailable.fix} (Only if students' code may "
+        "read and change all that you can, its own grade included: "
+        f"c.ConfinedExecute.{OPT_OUT} = True runs it unconfined.)"
+    )

@@ -10,9 +10,11 @@ import hashlib
 from collections.abc import Mapping
 from typing import Literal, overload
 
+from grader.sandbox.client import Allowance
 from grader.sandbox.handlers import Scenario
 from grader.sandbox.inside.picture import json_text, untag
 from grader.sandbox.inside.protocol import ObservationData, Tagged
+from grader.sandbox.values import Walk
 
 # The facts of an observation that are yes or no (grader/sandbox/inside/protocol.py).
 Flag = Literal[
@@ -34,18 +36,38 @@ class Observation:
     """The worker's description of one scenario, decoded, with tolerant access to envelopes."""
 
     def __init__(
-        self, data: ObservationData, key: ScenarioKey = "", digested: bool = False
+        self,
+        data: ObservationData,
+        key: ScenarioKey = "",
+        digested: bool = False,
+        allowance: Allowance | None = None,
     ) -> None:
-        """Keep `data`; with `digested`, its digest too, for a caller that keeps verdicts by it."""
+        """Keep `data`; with `digested`, its digest too, for a caller that keeps verdicts by it.
+
+        Walking its values is charged to `allowance`, the submission's (None: nothing charged).
+        """
         self.key = key  # the scenario's key: which call of invoke_tool this observed
         self.digest = _digest(data) if digested else None
         self.data = data
         self.raised = data["raised"]
+        self.allowance = allowance
+
+    def walk(self) -> Walk:
+        """Return a new walk of this observation's values, charged to its submission's time."""
+        return Walk(self.allowance)
 
     @functools.cached_property
     def envelopes(self) -> list[object]:
-        """Every envelope `invoke_tool` returned, rebuilt from its picture when first read."""
-        envelopes = [untag(envelope) for envelope in self.data["envelopes"]]
+        """Every envelope `invoke_tool` returned, rebuilt from its picture when first read.
+
+        Rebuilding is a walk of its own, of at most MAX_NODES nodes a picture: the allowance is
+        checked before each.
+        """
+        envelopes = []
+        for picture in self.data["envelopes"]:
+            if self.allowance is not None:
+                self.allowance.check()
+            envelopes.append(untag(picture))
         self.data["envelopes"] = []  # kept decoded only: their pictures would double what is held
         return envelopes
 

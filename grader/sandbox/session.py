@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 
 from grader.model import CodeUnit, Limits
+from grader.sandbox import limit_notes
 from grader.sandbox.client import Allowance, Encoded, Worker, encode_request, worker_limits
 from grader.sandbox.clock import Stopwatch, wall_limit
 from grader.sandbox.handlers import Scenario, Toolbox
@@ -193,7 +194,10 @@ class SubmissionSession:
         if "observations" not in reply or len(reply["observations"]) != len(scenarios):
             self.stop()
             raise SandboxProblem(str(reply.get("error", "the worker gave no observations")))
-        observations = [Observation(data, digested=True) for data in reply["observations"]]
+        observations = [
+            Observation(data, digested=True, allowance=self.allowance)
+            for data in reply["observations"]
+        ]
         forbidden = next((o.data["forbidden"] for o in observations if o.data["forbidden"]), None)
         if forbidden:
             raise SandboxForbidden("the code used " + ", ".join(forbidden))
@@ -225,7 +229,7 @@ class SubmissionSession:
         observation = reply["observation"]
         if observation.get("forbidden"):
             raise SandboxForbidden("the code used " + ", ".join(observation["forbidden"]))
-        return Observation({**observation, **toolbox.facts()}, key)
+        return Observation({**observation, **toolbox.facts()}, key, allowance=self.allowance)
 
     def _check_output(self, worker: Worker) -> None:
         if worker.output_full():
@@ -261,31 +265,14 @@ class SubmissionSession:
     def overrun(self) -> str:
         """Say, to the student, how the submission overran what the grader spends on it, or ""."""
         if self.allowance.held_left < 0:
-            return (
-                f"Your code handed the grader more data than it keeps for one submission "
-                f"({self.limits.held_mb} MB as the grader counts it, about twenty times what a "
-                "correct invoke_tool needs), so the tests after that point are marked memory. "
-                "Look for very large values or arguments built in invoke_tool."
-            )
+            return limit_notes.held(self.limits)
         if self.allowance.spent_time():
-            return (
-                "Reading what your code handed the grader took longer than your time limit of "
-                f"{self.limits.timeout:g} seconds, so the tests after that point are marked "
-                "timeout. Look for very large or deeply nested values built in invoke_tool."
-            )
+            return limit_notes.trusted_time(self.limits)
         return ""
 
     def time_words(self) -> str:
         """Say, to the student, what their code used of its time and what the limit is."""
-        used = f"Your code used {self.spent:.1f} seconds of processor time"
-        limit = f"the limit is {self.limits.timeout:g} seconds"
-        if self.spent >= self.limits.timeout:
-            return f"{used}; {limit}."
-        waited = wall_limit(self.limits.timeout)
-        return (
-            f"{used} ({limit}), but it waited so long (sleeping, or blocked) that it was still "
-            f"running after {waited:g} seconds on the wall clock, when the grader stops it."
-        )
+        return limit_notes.used_time(self.spent, self.limits)
 
     def out_of_time(self) -> bool:
         """Say whether the submission's whole time budget is spent."""

@@ -22,6 +22,7 @@ from typing import TextIO
 
 from course.manifest import load_course
 from grader.batch.run import RunSettings
+from grader.gradebook.book import ClassBook
 from grader.intake.discover import Found
 from grader.intake.load import load
 from grader.model import Grade
@@ -29,7 +30,7 @@ from grader.paths import PROJECT_ROOT, SUBMISSIONS
 from grader.pipeline import grade_submissions
 from grader.sandbox.cleanup import temporary_folder
 from grader.selfcheck.expectations import Expectation, FixtureLayoutError, load_expectations
-from grader.selfcheck.trees import build_trees
+from grader.selfcheck.trees import build_trees, late_differences, late_settings
 
 JOBS = 2
 
@@ -73,7 +74,10 @@ def run_selfcheck(
             expectations = expectations + tree_expectations(Path(class_folder))
         submissions = [load(_found(e), course) for e in expectations]
         printer = _Printer(expectations, out)
-        grade_submissions(submissions, folder, RunSettings(jobs=JOBS), printer)
+        book = ClassBook(late_settings())
+        grade_submissions(submissions, folder, RunSettings(jobs=JOBS), printer, book)
+        for student, difference in late_differences(book).items():
+            printer.lateness(student, difference)
     return printer.failures
 
 
@@ -126,6 +130,14 @@ class _Printer:
     # The self-check grades into a fresh folder, so no result is ever resumed; were one, it
     # would be checked like any other.
     resume = advance
+
+    def lateness(self, student: str, difference: str) -> None:
+        """Print whether an attack on the hand-in time got its twin's lateness, and no better."""
+        if difference:
+            self.failures.append(self.by_student[student])
+            self._print(f"✗ trees/{student}: lateness {difference}")
+        else:
+            self._print(f"✓ trees/{student}: the lateness of its twin, no better")
 
     def note(self, line: str) -> None:
         """Print a line about something that went wrong while grading."""

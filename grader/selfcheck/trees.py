@@ -16,13 +16,18 @@ import shutil
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from course.manifest import Course, load_course
+from grader.gradebook.book import ClassBook, GradebookSettings
+from grader.gradebook.late import LatePolicy
+from grader.gradebook.times import TIMESTAMP_FILE, receipt_text
 from grader.intake.discover import Found, discover
 from grader.paths import LESSONS, SOLUTIONS
 
 CLASSMATE = "trees-classmate"  # a student who did the work, and whom the attacks copy
+LATE_TWIN = "trees-late-twin"  # the honest twin of the attacks on the hand-in time
 # The size of the huge notebook: far over the cap, and sparse, so it takes no disk.
 HUGE_BYTES = 300_000_000
 
@@ -36,6 +41,8 @@ class TreeAttack:
     score: str  # "full" or "zero", as grader.selfcheck.expectations.Expectation says
     labels: tuple[str, ...] = ()
     needs_root: bool = False
+    # For an attack on the hand-in time: the student whose lateness it must equal.
+    late_twin: str = ""
 
 
 @dataclass(frozen=True)
@@ -57,6 +64,12 @@ ATTACKS = (
     TreeAttack(
         "trees-links-to-classmate",
         "Every notebook is a link to a classmate's notebook (../trees-classmate/...).",
+        "zero",
+        ("unreadable",),
+    ),
+    TreeAttack(
+        "trees-hard-links-to-solutions",
+        "Every notebook is a hard link to the course's solution notebook of its step.",
         "zero",
         ("unreadable",),
     ),
@@ -90,7 +103,35 @@ ATTACKS = (
         "The untouched lessons, with step 1's notebook 300 MB long.",
         "zero",
     ),
+    TreeAttack(
+        LATE_TWIN,
+        "A classmate's finished lessons, handed in 5 hours late (the instructor's time says).",
+        "full",
+    ),
+    TreeAttack(
+        "trees-late-own-timestamp",
+        "Handed in as late, with a timestamp.txt of its own dated years before the due date.",
+        "full",
+        late_twin=LATE_TWIN,
+    ),
+    TreeAttack(
+        "trees-late-old-file-times",
+        "Handed in as late, with every file's modification time set back before the due date.",
+        "full",
+        late_twin=LATE_TWIN,
+    ),
+    TreeAttack(
+        "trees-nested-receipt",
+        "Its folder holds submitted/<itself>/bounded_results/ with a receipt dated years early.",
+        "full",
+        late_twin=CLASSMATE,  # with no trusted time, as the classmate has none
+    ),
 )
+# The late policy the self-check grades with: only the attacks on the hand-in time have a
+# trusted time (HANDED_IN, after DUE); every other submission has none and is never late.
+DUE = datetime(2026, 3, 1, 23, 59, tzinfo=UTC)
+HANDED_IN = DUE + timedelta(hours=5)
+EARLY = DUE - timedelta(days=2000)
 
 
 def build_trees(folder: Path, course: Course | None = None) -> list[Tree]:
@@ -106,6 +147,7 @@ def build_trees(folder: Path, course: Course | None = None) -> list[Tree]:
         "trees-links-to-classmate": lambda place: _links(
             place, course, lambda name: Path("..", CLASSMATE, name)
         ),
+        "trees-hard-links-to-solutions": lambda place: _hard_links(place, course),
         "trees-linked-folder": lambda place: place.symlink_to(CLASSMATE),
         "trees-linked-assignment": lambda place: _linked_assignment(place, course),
         "trees-pipe-notebook": lambda place: _lessons_with(
@@ -117,11 +159,24 @@ def build_trees(folder: Path, course: Course | None = None) -> list[Tree]:
         "trees-huge-notebook": lambda place: _lessons_with(
             place, lessons, course.steps[0].notebook, _huge_file
         ),
+        LATE_TWIN: lambda place: shutil.copytree(SOLUTIONS / course.assignment, place),
+        "trees-late-own-timestamp": lambda place: _with_receipt(place, course, nested=False),
+        "trees-late-old-file-times": lambda place: _old_file_times(place, course),
+        "trees-nested-receipt": lambda place: _with_receipt(place, course, nested=True),
     }
+    built = []
     for attack in attacks:
-        builders[attack.name](folder / attack.name)
+        try:
+            builders[attack.name](folder / attack.name)
+        except _CannotBuild:
+            continue
+        built.append(attack)
     by_student = {found.student: found for found in discover([folder], course)}
-    return [Tree(attack, by_student[attack.name]) for attack in attacks]
+    return [Tree(attack, by_student[attack.name]) for attack in built]
+
+
+class _CannotBuild(Exception):
+    """This host cannot build the attack (a hard link across disks, say): it is left out."""
 
 
 def _lessons_folder() -> Path:
@@ -135,6 +190,17 @@ def _links(place: Path, course: Course, target: Callable[[str], Path]) -> None:
         (place / step.notebook).symlink_to(target(step.notebook))
 
 
+def _hard_links(place: Path, course: Course) -> None:
+    """Make each notebook a hard link to the solution's, where this disk and kernel allow it."""
+    place.mkdir()
+    try:
+        for step in course.steps:
+            os.link(SOLUTIONS / course.assignment / step.notebook, place / step.notebook)
+    except OSError:  # another disk, or protected_hardlinks for a user who does not own them
+        shutil.rmtree(place)
+        raise _CannotBuild from None
+
+
 def _linked_assignment(place: Path, course: Course) -> None:
     place.mkdir()
     (place / course.assignment).symlink_to(Path("..", CLASSMATE))
@@ -145,6 +211,43 @@ def _lessons_with(place: Path, lessons: Path, notebook: str, make: Callable[[Pat
     shutil.copytree(lessons, place)
     (place / notebook).unlink()
     make(place / notebook)
+
+
+def late_settings() -> GradebookSettings:
+    """Return the gradebook the self-check grades with: a zero policy, times for the late ones."""
+    late = [a.name for a in ATTACKS if a.late_twin == LATE_TWIN] + [LATE_TWIN]
+    return GradebookSettings(
+        policy=LatePolicy(DUE, "zero"), submitted_at=dict.fromkeys(late, HANDED_IN)
+    )
+
+
+def late_differences(book: ClassBook) -> dict[str, str]:
+    """Return, for each attack on the hand-in time, how its lateness differed from its twin's.
+
+    "" when it met the twin: the same hand-in time and final score, so it gained nothing.
+    """
+    differences = {}
+    for attack in ATTACKS:
+        summary, twin = book.summary(attack.name), book.summary(attack.late_twin)
+        if not attack.late_twin or summary is None or twin is None:
+            continue
+        got = (summary.submitted or "no time", summary.final_score)
+        wanted = (twin.submitted or "no time", twin.final_score)
+        differences[attack.name] = "" if got == wanted else f"{got} where its twin got {wanted}"
+    return differences
+
+
+def _with_receipt(place: Path, course: Course, nested: bool) -> None:
+    """Copy the solutions into `place` (nested as nbgrader's tree), with an early timestamp."""
+    folder = place / "submitted" / place.name / course.assignment if nested else place
+    shutil.copytree(SOLUTIONS / course.assignment, folder)
+    (folder / TIMESTAMP_FILE).write_text(receipt_text(EARLY), encoding="utf-8")
+
+
+def _old_file_times(place: Path, course: Course) -> None:
+    shutil.copytree(SOLUTIONS / course.assignment, place)
+    for path in [place, *place.iterdir()]:
+        os.utime(path, (EARLY.timestamp(), EARLY.timestamp()))
 
 
 def _zero_device(path: Path) -> None:

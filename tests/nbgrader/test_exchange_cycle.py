@@ -29,7 +29,8 @@ from accounts import make_account, python_for_users, remove_account
 from classroom import ASSIGNMENT, answer_in_place, budget_bug, reference_answers
 from conftest import GRADED_NOTEBOOK, VENV_BIN
 
-from grader.gradebook.late import TIMESTAMP_FILE, parse_time
+from grader.gradebook.late import parse_time
+from grader.gradebook.times import TIMESTAMP_FILE
 from grader.paths import SOLUTIONS
 from tooling.paths import NBGRADER_CONFIG
 

@@ -176,11 +176,12 @@ def _unanswered(entry: Entry, problem: SandboxProblem) -> Observation:
 def _judge_one(run: FamilyRun, index: int, observation: Observation) -> None:
     """Count the family's `index`-th scenario for every rule that has not failed yet."""
     entry = families()[run.name][index]
+    walk = observation.walk()  # rule 3 compares envelopes of the student's
     for rule, verdict in zip(run.rules, run.verdicts(index, entry, observation), strict=True):
         tally = run.found[rule.name]
         if tally.fault is not None or verdict is SKIP:
             continue
-        fault = verdict.against(tally.judging) if isinstance(verdict, Unchanging) else verdict
+        fault = verdict.against(tally.judging, walk) if isinstance(verdict, Unchanging) else verdict
         tally.judged += 1
         if isinstance(fault, str):
             taught = UNENCODABLE_TAUGHT if entry.expected.unencodable else ""

@@ -9,9 +9,10 @@ from typing import Any
 from course.contract import FAILURE_CODES
 from grader.hidden.generated.contract_model import SUCCESS
 from grader.hidden.generated.corpus import Entry
-from grader.hidden.probes import UNREADABLE, as_dict, plain, same_json
+from grader.hidden.probes import UNREADABLE, as_dict, plain
 from grader.sandbox.inside.picture import untag
 from grader.sandbox.observation import Observation
+from grader.sandbox.values import same_json
 
 UNANSWERED = "no envelope, because "  # what a scenario that hung or killed the worker gave
 

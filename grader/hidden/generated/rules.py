@@ -39,10 +39,10 @@ from grader.hidden.generated.reading import (
     said,
     settled,
 )
-from grader.hidden.probes import MARKER, same_json, strings_in
+from grader.hidden.probes import MARKER
 from grader.sandbox.inside.picture import untag
 from grader.sandbox.observation import Observation
-from grader.sandbox.values import shown
+from grader.sandbox.values import Walk, same_json, shown, strings_in
 
 # The codes a handler's exception or a missing tool gets: a returned value never gets one.
 EXCEPTION_OUTCOMES = frozenset(FAILURE_CODES) - {INVALID_RESULT, RESULT_TOO_LARGE}
@@ -72,13 +72,16 @@ class Unchanging:
 
     parts: tuple[tuple[object, object] | str, ...]
 
-    def against(self, judging: Judging) -> str | None:
-        """Return the first fault, comparing each part with what `judging` saw first."""
+    def against(self, judging: Judging, walk: Walk) -> str | None:
+        """Return the first fault, comparing each part with what `judging` saw first.
+
+        Both are the student's: they are compared within `walk`, the observation's.
+        """
         for part in self.parts:
             if isinstance(part, str):
                 return part
             key, extras = part
-            if not same_json(judging.seen.setdefault(key, extras), extras):
+            if not same_json(judging.seen.setdefault(key, extras), extras, walk):
                 return "the envelope held something that changed with what the exception carried"
         return None
 
@@ -188,11 +191,13 @@ def redaction(entry: Entry, observation: Observation) -> Verdict:
         return "the envelope object kept the exception in an attribute"
     names = [name for name in raised if len(name) > 3]
     parts: list[tuple[object, object] | str] = []
+    walk = observation.walk()
     for allowed, envelope in calls_judged(entry, observation):
         if type(envelope) is not dict or outcome(envelope) not in EXCEPTION_OUTCOMES:
             continue
         shown_text = next(
-            (t for t in strings_in(envelope) if MARKER in t or any(n in t for n in names)), None
+            (t for t in strings_in(envelope, walk) if MARKER in t or any(n in t for n in names)),
+            None,
         )
         if shown_text is not None:
             parts.append(f"the envelope showed {shown(shown_text)}, taken from the exception")

@@ -1,7 +1,8 @@
 """`grade --roster --due --late-policy --comments`: every rostered student a row, lateness counted.
 
 A small nbgrader `submitted/` tree is graded as an instructor would: ada on time, linus 2.5 hours
-late (nbgrader's timestamp.txt says so), zoe not on the roster, bob on the roster with nothing.
+late (collect's receipt, timestamp.txt in submitted/, says so), zoe not on the roster and with no
+trusted time, bob on the roster with nothing.
 """
 
 import csv
@@ -90,8 +91,32 @@ def test_the_summary_names_the_absent_and_the_unexpected(course):
     )
     assert "Not on the roster, graded anyway: zoe." in done.stdout
     assert "Late policy: due 2026-03-01 23:59+00:00; 1 point off for every hour" in done.stdout
-    assert "2 submissions late" in done.stdout  # zoe's file time is today's
-    assert "Times from file modification times (no timestamp.txt): zoe." in done.stdout
+    assert "1 submission late" in done.stdout  # zoe has no trusted time: never late
+    assert "No trusted time, lateness not applied" in done.stdout
+    assert done.stdout.rstrip().count(": zoe.") == 2  # not on the roster; no trusted time
+
+
+def test_a_penalty_with_no_trusted_time_for_anyone_is_one_line_before_grading(tmp_path):
+    """Old file times and a student's own timestamp.txt are no time: zero would apply to no one."""
+    folder = tmp_path / "class" / "ada"
+    shutil.copytree(SAMPLE / "ada" / "bounded_results", folder)
+    (folder / "timestamp.txt").write_text("2020-01-01 00:00:00 UTC", encoding="utf-8")
+    for path in folder.iterdir():
+        os.utime(path, (0, 0))
+    done = grader(
+        "grade",
+        tmp_path / "class",
+        "--out",
+        tmp_path / "out",
+        "--due",
+        DUE,
+        "--late-policy",
+        "zero",
+    )
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "no submission has a trusted hand-in time" in lines[0]
+    assert not (tmp_path / "out").exists()
 
 
 def test_the_class_files_include_the_absent_student_and_no_file_is_world_readable(course):
@@ -118,6 +143,8 @@ def test_grading_again_reuses_every_result_and_writes_the_same_grades(course, tm
         (["--roster", "nowhere.csv"], "--roster nowhere.csv cannot be read"),
         (["--due", "soon"], "--due 'soon' is not a date"),
         (["--late-policy", "zero"], "--late-policy needs --due"),
+        (["--submitted-at", "times.csv"], "--submitted-at needs --due"),
+        (["--due", DUE, "--submitted-at", "nowhere.csv"], "--submitted-at nowhere.csv cannot"),
     ],
 )
 def test_a_bad_gradebook_option_is_one_line_before_anything_is_graded(

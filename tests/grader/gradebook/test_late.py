@@ -1,18 +1,15 @@
-"""Due dates and late policies: nbgrader's methods, nbgrader's timestamps, clear usage errors."""
+"""Due dates and late policies: nbgrader's methods, nbgrader's time format, clear usage errors."""
 
-import os
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from grader.gradebook.late import (
-    TIMESTAMP_FILE,
     LatePolicy,
     late_penalty,
     parse_due,
     parse_policy,
     parse_time,
-    submitted_at,
 )
 from grader.intake.discover import UsageError
 
@@ -79,47 +76,3 @@ def test_a_policy_without_a_due_date_is_a_usage_error():
     with pytest.raises(UsageError, match="needs --due"):
         parse_policy("zero", None)
     assert parse_policy(None, None) is None
-
-
-def test_a_submission_time_is_nbgraders_timestamp_when_there_is_one(tmp_path):
-    folder = tmp_path / "bounded_results"
-    folder.mkdir()
-    (folder / "01-the-envelope.ipynb").write_text("{}", encoding="utf-8")
-    (folder / TIMESTAMP_FILE).write_text("2026-03-02 01:00:00.5 UTC\n", encoding="utf-8")
-    when = submitted_at(folder)
-    assert when.source == TIMESTAMP_FILE and when.time == DUE + timedelta(minutes=61, seconds=0.5)
-
-
-def test_without_a_timestamp_it_is_the_newest_notebooks_modification_time(tmp_path):
-    folder = tmp_path / "bounded_results"
-    folder.mkdir()
-    for name, moment in (("01.ipynb", DUE), ("02.ipynb", DUE + timedelta(hours=3))):
-        (folder / name).write_text("{}", encoding="utf-8")
-        os.utime(folder / name, (moment.timestamp(), moment.timestamp()))
-    (folder / "notes.txt").write_text("not graded", encoding="utf-8")  # ignored, however new
-    when = submitted_at(folder)
-    assert when.source == "file time" and when.time == DUE + timedelta(hours=3)
-
-
-def test_an_unreadable_timestamp_falls_back_to_the_file_time_and_says_why(tmp_path):
-    script = tmp_path / "ada.py"
-    script.write_text("", encoding="utf-8")
-    assert submitted_at(script).source == "file time"
-    folder = tmp_path / "bounded_results"
-    folder.mkdir()
-    (folder / "01.ipynb").write_text("{}", encoding="utf-8")
-    (folder / TIMESTAMP_FILE).write_text("last Tuesday", encoding="utf-8")
-    when = submitted_at(folder)
-    assert when.source == "file time" and "timestamp.txt could not be read" in when.problem
-
-
-def test_a_timestamp_that_is_a_link_is_not_read_and_the_file_time_is_used(tmp_path):
-    (tmp_path / "early.txt").write_text("2020-01-01 00:00:00 UTC\n", encoding="utf-8")
-    folder = tmp_path / "bounded_results"
-    folder.mkdir()
-    (folder / "01.ipynb").write_text("{}", encoding="utf-8")
-    os.utime(folder / "01.ipynb", (DUE.timestamp(), DUE.timestamp()))
-    (folder / TIMESTAMP_FILE).symlink_to(tmp_path / "early.txt")
-    when = submitted_at(str(folder), str(tmp_path))
-    assert when.source == "file time" and when.time == DUE
-    assert when.problem == f"its {TIMESTAMP_FILE} is a link, not a file, so it was not read"

@@ -8,8 +8,9 @@ import pytest
 from course.contract import INVALID_RESULT, NOT_FOUND, RESULT_TOO_LARGE, TOOL_FAILED
 from grader.hidden.generated.contract_model import PROPAGATES, SUCCESS, expect
 from grader.hidden.generated.corpus import families
-from grader.hidden.probes import raises, returns, same_json, scenario
+from grader.hidden.probes import raises, returns, scenario
 from grader.sandbox.inside.picture import untag
+from grader.sandbox.values import same_json
 from tooling.scenarios.inprocess import run
 
 pytestmark = []

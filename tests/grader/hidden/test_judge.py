@@ -8,6 +8,7 @@ from sandboxes import REFERENCE, session_for
 from grader.hidden.generated.corpus import families
 from grader.hidden.generated.judge import BATCH, KNOWN, Known, tallies
 from grader.hidden.generated.rules import Judging, Unchanging
+from grader.sandbox.values import Walk
 
 pytestmark = [pytest.mark.bwrap]
 
@@ -68,9 +69,9 @@ def test_a_family_is_encoded_once_per_job(fork_server):
 def test_rule_3_compares_each_failure_with_the_first_for_its_request():
     judging = Judging()
     key = ("request", ("NotFoundError",), "not_found", ("not_found",))
-    assert Unchanging(((key, {"id": 1, "value": None}),)).against(judging) is None
-    assert Unchanging(((key, {"id": 1, "value": None}),)).against(judging) is None
-    changed = Unchanging(((key, {"id": 1, "value": "the message"}),)).against(judging)
+    assert Unchanging(((key, {"id": 1, "value": None}),)).against(judging, Walk()) is None
+    assert Unchanging(((key, {"id": 1, "value": None}),)).against(judging, Walk()) is None
+    changed = Unchanging(((key, {"id": 1, "value": "the message"}),)).against(judging, Walk())
     assert changed is not None and "changed with what the exception carried" in changed
     shown_first = Unchanging(("the envelope showed the type", (key, {"id": 2})))
-    assert shown_first.against(judging) == "the envelope showed the type"
+    assert shown_first.against(judging, Walk()) == "the envelope showed the type"

@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from grader.intake.entries import course_files, open_entry, reopen, shared
 from grader.intake.files import NOTEBOOK_BYTES, SUBMISSION_BYTES, Folder, Refused
 
 pytestmark = []
@@ -127,3 +128,45 @@ def test_a_search_lists_links_without_entering_them_and_keeps_to_its_bounds(clas
     assert ("deep/deeper/work.ipynb", "file") in everything
     assert "deep/deeper" in shallow and "deep/deeper/work.ipynb" not in shallow
     assert len(few) == 2
+
+
+def test_a_hard_link_to_a_course_file_is_refused_and_any_other_is_read_and_said(class_folder):
+    """`lstat` and O_NOFOLLOW take a hard link for a plain file: its inode says what it is."""
+    course = class_folder / "course"
+    course.mkdir()
+    (course / "solution.py").write_bytes(SECRET)
+    os.link(course / "solution.py", class_folder / "ada" / "solution.py")
+    os.link(class_folder / "secret.py", class_folder / "ada" / "shared.py")
+    with Folder.open(str(class_folder), "ada") as folder:
+        folder.course_files = course_files([course])
+        with pytest.raises(Refused, match=r"solution\.py is a hard link to a file of the course"):
+            folder.read("solution.py", 100)
+        assert folder.read("answer.py", 100) == b"x = 1\n" and folder.shared == []
+        assert folder.read("shared.py", 100) == SECRET
+        assert folder.shared == [shared("shared.py", 2)]
+
+
+def test_the_file_checked_is_the_file_read_whatever_the_name_becomes(class_folder):
+    """The name is looked up once: a swap after the look-up reads the file that was checked."""
+    ada = class_folder / "ada"
+    with Folder.open(str(class_folder), "ada") as folder:
+        handle, status = open_entry(folder.descriptor, "answer.py")
+        try:
+            os.rename(ada / "answer.py", ada / "old.py")
+            os.symlink(class_folder / "secret.py", ada / "answer.py")
+            with os.fdopen(reopen(handle, os.O_RDONLY), "rb") as stream:
+                assert stream.read() == b"x = 1\n"
+        finally:
+            os.close(handle)
+    assert stat.S_ISREG(status.st_mode)
+
+
+def test_a_pipe_swapped_in_is_never_opened(class_folder):
+    os.mkfifo(class_folder / "ada" / "07.ipynb")
+    started = time.monotonic()
+    with (
+        Folder.open(str(class_folder), "ada") as folder,
+        pytest.raises(Refused, match="is a named pipe"),
+    ):
+        folder.read("07.ipynb", 100)
+    assert time.monotonic() - started < 5

@@ -10,6 +10,7 @@ timed out, and exits 1 when any copy lost a point. `--idle` grades the class alo
 
 import argparse
 import csv
+import json
 import subprocess
 import sys
 import tempfile
@@ -56,8 +57,9 @@ def tally(out: Path) -> tuple[int, int, int]:
         rows = list(csv.DictReader(stream))
     full = sum(1 for row in rows if row["score"] == row["max_score"])
     timeouts = 0
-    for result in out.glob("*/results.json"):
-        timeouts += result.read_text(encoding="utf-8").count('"status": "timeout"')
+    for record in (out / ".resume").glob("*.json"):  # the kept results, with every status
+        outcomes = json.loads(record.read_text(encoding="utf-8")).get("outcomes", ())
+        timeouts += sum(1 for outcome in outcomes if outcome["status"] == "timeout")
     return len(rows), full, timeouts
 
 

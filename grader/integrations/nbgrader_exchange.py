@@ -45,6 +45,23 @@ class CollectWithoutLinks(ExchangeCollect):  # type: ignore[misc]
         "per-user owners: otherwise a student can hand in under another's name).",
     ).tag(config=True)
 
+    _warn_owner = True  # nbgrader's check_owner, which do_copy honours from the folder it opened
+
+    def copy_files(self) -> None:
+        """Collect as nbgrader does, its owner warning given by do_copy, by no second look-up.
+
+        nbgrader looks each inbound folder up again for that warning (os.stat): a folder its
+        student renamed away in that moment would end the whole collect with a traceback, every
+        student after them uncollected.
+        """
+        traits = self.trait_values()
+        self._warn_owner = bool(traits["check_owner"])
+        self.set_trait("check_owner", False)
+        try:
+            super().copy_files()
+        finally:
+            self.set_trait("check_owner", self._warn_owner)
+
     def _sort_by_timestamp(self, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Put each student's own newest folder first: nbgrader collects the first."""
         return sorted(records, key=lambda r: (self._owned(r), r["timestamp"]), reverse=True)
@@ -65,6 +82,10 @@ class CollectWithoutLinks(ExchangeCollect):  # type: ignore[misc]
             except (NotCopied, OSError) as error:
                 self.log.error("Not collected: %s (%s)", src, error)
                 return
+            if self._warn_owner and record is not None and copied.owner != _uid_or_none(record):
+                self.log.warning(
+                    "%s is owned by user id %s, not by the student it names", src, copied.owner
+                )
             for line in copied.left_out:
                 self.log.warning("Not collected: %s", line)
             super().do_copy(plain, dest, log)
@@ -96,6 +117,14 @@ def _user_id(record: dict[str, Any] | None) -> int:
             "CollectWithoutLinks.allow_other_owners = True where the exchange has no per-user "
             "owners)"
         ) from None
+
+
+def _uid_or_none(record: dict[str, Any]) -> int | None:
+    """Return the user id of the student `record` names, or None if there is no such user."""
+    try:
+        return _user_id(record)
+    except NotCopied:
+        return None
 
 
 def _aware(moment: datetime) -> datetime:

@@ -101,3 +101,13 @@ def test_a_folder_in_another_students_name_is_refused_unless_allowed(tmp_path, c
     assert any("not to the student it names" in r.getMessage() for r in caplog.records)
     collect_plugin(tmp_path, caplog, inbound).do_copy(str(inbound), str(dest))
     assert (dest / "07-invoke-tool.ipynb").is_file()
+
+
+def test_a_folder_renamed_away_during_collect_is_not_collected_and_ends_nothing(tmp_path, caplog):
+    """Its student renamed it away after nbgrader listed it: no second look-up stops collect."""
+    inbound = tmp_path / "inbound" / "ada+bounded_results+2026-03-01 10:00:00 UTC"
+    collect = collect_plugin(tmp_path, caplog, inbound)  # listed, then gone
+    collect.inbound_path, collect.coursedir.assignment_id = str(inbound.parent), "bounded_results"
+    collect.copy_files()
+    assert not (tmp_path / "course" / "submitted" / "ada" / "bounded_results").exists()
+    assert any("Not collected" in r.getMessage() for r in caplog.records)

@@ -25,9 +25,10 @@ from datetime import UTC, timedelta
 from pathlib import Path
 
 import pytest
-from accounts import make_account, python_for_users, remove_account
+from accounts import python_for_users, remove_account
 from classroom import ASSIGNMENT, answer_in_place, budget_bug, reference_answers
-from conftest import GRADED_NOTEBOOK, VENV_BIN
+from conftest import GRADED_NOTEBOOK
+from exchange_students import COURSE_ID, make_student, own_tree, run_as
 
 from grader.gradebook.late import parse_time
 from grader.gradebook.times import TIMESTAMP_FILE
@@ -45,7 +46,6 @@ pytestmark = [
 ]
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-COURSE_ID = "bounded-results"
 ABSENT = "nobody"
 PENALTY_PER_HOUR = 1.0
 TAMPERED_CELL = "grade-envelope"
@@ -67,58 +67,6 @@ class Classroom:
 
     def home(self, student):
         return Path(pwd.getpwnam(student).pw_dir)
-
-
-def run_as(user, cwd, *arguments, python=None, check=True):
-    """Run an nbgrader command as `user` (None: the instructor, root) in `cwd`."""
-    python = python or Path(sys.executable)
-    environment = {
-        "PATH": os.pathsep.join([str(python.parent), str(VENV_BIN), "/usr/bin", "/bin"]),
-        "LANG": "C.UTF-8",
-    }
-    options = {}
-    if user is not None:
-        account = pwd.getpwnam(user)
-        environment["HOME"] = account.pw_dir
-        options = {"user": account.pw_uid, "group": account.pw_gid, "extra_groups": []}
-    else:
-        environment["HOME"] = os.environ.get("HOME", "/root")
-    done = subprocess.run(
-        [str(python), "-m", "nbgrader", *arguments],
-        cwd=cwd,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-        **options,
-    )
-    output = done.stdout + done.stderr
-    if check:
-        assert done.returncode == 0, f"{user or 'instructor'}: nbgrader {arguments[0]}:\n{output}"
-    return output
-
-
-def make_student(base, name):
-    """Create a Unix account `name` with its home under `base`, as an administrator would."""
-    home = base / "home" / name
-    make_account(name, home)
-    # The student's own nbgrader settings: the course and where its exchange is.
-    config = home / ".jupyter" / "nbgrader_config.py"
-    config.parent.mkdir()
-    config.write_text(
-        f"c = get_config()\nc.CourseDirectory.course_id = {COURSE_ID!r}\n"
-        f"c.Exchange.root = {str(base / 'exchange')!r}\n",
-        encoding="utf-8",
-    )
-    shutil.chown(config.parent, name, name)
-    shutil.chown(config, name, name)
-
-
-def own_tree(folder, user):
-    """Give `folder` and everything in it to `user`, as if they had written it."""
-    for path in [folder, *folder.rglob("*")]:
-        shutil.chown(path, user, user)
 
 
 def timestamp_of(root, student):

@@ -10,15 +10,17 @@ The generated scenarios (tooling/scenarios/) are built to show every class; a cl
 either reference that survives, or loses points elsewhere, is a gap.
 """
 
+from tooling.mutation.anchors import (
+    FIRST_CODES,
+    FIRST_FAILED,
+    ID_READ,
+    SECOND_FAILED,
+    code_rule,
+)
 from tooling.mutation.edits import FIRST, ClassMutation, Edit, apply_mutations
 from tooling.mutation.generate import Mutant
+from tooling.mutation.odd import ODD_MUTATIONS
 
-# Where each reference reads the id, decides a code and reports a handler's exception.
-ID_READ = '    request_id = request["id"]\n'
-FIRST_CODES = "    if isinstance(exc, InvalidInputError):\n"
-SECOND_CODES = "    kind = type(exc)\n"
-FIRST_FAILED = "        return False, exc\n"
-SECOND_FAILED = "        return failure(request_id, exception_code(exc))\n"
 STRIP = "request_id = request_id.strip() if type(request_id) is str else request_id"
 # The four bugs whose returned value is not quite the one encoded have no place in the second
 # reference: its value is the copy its one walk made, and json.dumps of that same copy is the
@@ -41,16 +43,6 @@ def _ids(name: str, change: str) -> ClassMutation:
     )
 
 
-def _code(name: str, rule: str, categories: tuple[str, ...] = ("error_codes",)) -> ClassMutation:
-    """A failure code chosen before the course's classes are asked."""
-    return ClassMutation(
-        name,
-        categories,
-        Edit("failure_code", FIRST_CODES, f"    {rule}\n{FIRST_CODES}"),
-        Edit("exception_code", SECOND_CODES, f"    {rule}\n{SECOND_CODES}"),
-    )
-
-
 def _tool(name: str, first: str, second: str) -> ClassMutation:
     """A tool looked up otherwise than by its exact name: code `first` or `second` goes first."""
     first_check = '    if request["tool"] not in tools:\n'
@@ -63,7 +55,9 @@ def _tool(name: str, first: str, second: str) -> ClassMutation:
     )
 
 
-def _retried(name: str, condition: str) -> ClassMutation:
+def _retried(
+    name: str, condition: str, categories: tuple[str, ...] = ("no_retry",)
+) -> ClassMutation:
     """A failed call retried once when `condition` holds of the exception."""
     first = (
         f"        if {condition}:\n"
@@ -82,7 +76,7 @@ def _retried(name: str, condition: str) -> ClassMutation:
     )
     return ClassMutation(
         name,
-        ("no_retry",),
+        categories,
         Edit("call_once", FIRST_FAILED, first + FIRST_FAILED),
         Edit("invoke_tool", SECOND_FAILED, second + SECOND_FAILED),
     )
@@ -148,16 +142,16 @@ CLASS_MUTATIONS = (
             f'    {STRIP}\n    return {{"id": request_id, "ok": False',
         ),
     ),
-    _code("messageless-is-tool-failed", 'if not exc.args:\n        return "tool_failed"'),
-    _code(
+    code_rule("messageless-is-tool-failed", 'if not exc.args:\n        return "tool_failed"'),
+    code_rule(
         "errno-is-not-found",
         'if getattr(exc, "errno", None) is not None:\n        return "not_found"',
     ),
-    _code(
+    code_rule(
         "retry-after-is-tool-failed",
         'if hasattr(exc, "retry_after"):\n        return "tool_failed"',
     ),
-    _code(
+    code_rule(
         "code-attribute-is-the-code",
         'if type(getattr(exc, "code", None)) is str:\n        return exc.code',
         ("envelope", "error_codes"),  # its codes are any string: rule 2 too
@@ -217,7 +211,10 @@ CLASS_MUTATIONS = (
         "        tools = {{**tools, name: tools[found[asked]]}}\n{check}",
     ),
     _retried("retries-timeouts", "isinstance(exc, TimeoutError)"),
-    _retried("retries-when-retry-after", 'hasattr(exc, "retry_after")'),
+    # hasattr lets a RuntimeError from an exception's own attribute lookup through: rule 8 too.
+    _retried(
+        "retries-when-retry-after", 'hasattr(exc, "retry_after")', ("error_codes", "no_retry")
+    ),
     _retried("retries-when-cause-is-connection", "isinstance(exc.__cause__, ConnectionError)"),
     _retried("retries-not-found", "isinstance(exc, NotFoundError)"),
     _decoded("floats-cut-to-15-digits", 'parse_float=lambda s: float(f"{float(s):.15g}")'),
@@ -293,6 +290,7 @@ CLASS_MUTATIONS = (
             "        return envelope\n",
         ),
     ),
+    *ODD_MUTATIONS,
 )
 
 

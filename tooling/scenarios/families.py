@@ -13,10 +13,11 @@ from hypothesis import strategies as st
 from grader.hidden.generated.contract_model import encoded_size as encoded_size_or_none
 from grader.hidden.probes import MARKER, ROOMY, TOOL
 from grader.sandbox.handlers import Scenario
-from grader.sandbox.inside.kinds import MAKERS
+from grader.sandbox.inside.kinds import MAKERS, RETURNED_EXCEPTIONS
 from grader.sandbox.inside.picture import tag
 from grader.sandbox.inside.protocol import ToolSpec
 from grader.sandbox.inside.raising import EXCEPTION_CLASSES, EXCEPTION_KINDS
+from tooling.scenarios import pinned
 from tooling.scenarios.strategies import (
     FOLDED,
     encoded_size,
@@ -37,9 +38,13 @@ PROPAGATING = (
     "custom_base",
     "cancelled_error",
 )
-RAISED = tuple(sorted(kind for kind in EXCEPTION_KINDS if kind not in PROPAGATING))
+# The pinned scenarios' kinds are left out of the draws, which would all change with them.
+DRAWN_KINDS = EXCEPTION_KINDS - pinned.PINNED_KINDS
+RAISED = tuple(sorted(kind for kind in DRAWN_KINDS if kind not in PROPAGATING))
 # Kinds made from their own arguments (kinds.make_raised): the zoo's classes and the built-ins.
-WITH_ARGUMENTS = tuple(sorted(kind for kind in EXCEPTION_CLASSES if kind not in PROPAGATING))
+WITH_ARGUMENTS = tuple(
+    sorted(kind for kind in EXCEPTION_CLASSES.keys() & DRAWN_KINDS if kind not in PROPAGATING)
+)
 # Messages that name a code or invite a retry: the code comes from the class alone.
 CLUES = ("", " not found", " permission denied", " invalid_input", " temporarily unavailable")
 # What an exception may be made with: nothing (raised bare), its message, an errno, data.
@@ -68,7 +73,8 @@ WHOLE_VALUES = {
     "exception",
     "long_text",
 }
-FOREIGN = tuple(sorted(MAKERS - WHOLE_VALUES - {"str_subclass_key", "str_subclass_top"}))
+UNDRAWN = {"str_subclass_key", "str_subclass_top", *RETURNED_EXCEPTIONS}  # RETURNED: pinned
+FOREIGN = tuple(sorted(MAKERS - WHOLE_VALUES - UNDRAWN))
 # Values a picture can carry that are outside the vocabulary.
 OUTSIDE_LEAVES = st.one_of(
     st.sampled_from([float("nan"), float("inf"), float("-inf"), "\ud800", "a\udc00b"]),
@@ -82,11 +88,12 @@ BAD_KEYS = st.sampled_from([1, 0, None, True, 2.5, (1, 2), "\ud800", -(2**70)])
 
 @dataclass(frozen=True)
 class Family:
-    """A family: its name, its strategy of scenarios, how many to draw."""
+    """A family: its name, its strategy of scenarios, how many to draw, and its pinned ones."""
 
     name: str
     strategy: st.SearchStrategy[Scenario]
     count: int
+    pinned: tuple[Scenario, ...] = ()
 
 
 @st.composite
@@ -310,10 +317,10 @@ def retries(draw: st.DrawFn) -> Scenario:
 FAMILIES = (
     Family("ids", ids(), 500),
     Family("names", names(), 300),
-    Family("exceptions", exceptions(), 500),
-    Family("inside", inside(), 450),
-    Family("outside", outside(), 600),
+    Family("exceptions", exceptions(), 500, pinned.exceptions()),
+    Family("inside", inside(), 450, pinned.inside()),
+    Family("outside", outside(), 600, pinned.outside()),
     Family("budgets", budgets(), 500),
-    Family("ownership", ownership(), 150),
+    Family("ownership", ownership(), 150, pinned.ownership()),
     Family("retries", retries(), 200),
 )

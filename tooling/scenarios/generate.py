@@ -4,9 +4,10 @@ The draw is deterministic (a fixed seed from the drawing function, no example da
 its result is committed as data: grading never runs Hypothesis, and every student, run and
 machine gets the same scenarios. Hypothesis also mixes in string and number literals it finds
 in the project's loaded modules ("local constants"); that would tie the corpus to every
-unrelated edit and to what happened to be imported, so the draw runs without them. Within a
-family the scenarios are ordered smallest first, so the first one a submission fails is the
-smallest failing scenario of its kind.
+unrelated edit and to what happened to be imported, so the draw runs without them. A family
+may add scenarios written out one by one (pinned.py) to its draw. Within a family the
+scenarios are ordered smallest first, so the first one a submission fails is the smallest
+failing scenario of its kind.
 """
 
 import contextlib
@@ -22,7 +23,7 @@ from hypothesis.internal.constants_ast import Constants
 from grader.hidden.generated.contract_model import expect
 from grader.sandbox.handlers import Scenario, check_spec
 from grader.sandbox.inside.picture import json_text
-from tooling.scenarios.families import FAMILIES
+from tooling.scenarios.families import FAMILIES, Family
 
 _DRAWING = dict(
     derandomize=True,
@@ -44,7 +45,19 @@ def draw(strategy: st.SearchStrategy[Scenario], count: int) -> list[Scenario]:
 
     with _without_local_constants():
         keep()
-    return [drawn[text] for text in sorted(drawn, key=lambda text: (len(text), text))]
+    return _smallest_first(drawn)
+
+
+def scenarios(family: Family) -> list[Scenario]:
+    """Return a family's drawn scenarios and its pinned ones, each once, smallest first."""
+    found = {json_text(scenario): scenario for scenario in draw(family.strategy, family.count)}
+    for scenario in family.pinned:
+        found.setdefault(json_text(scenario), scenario)
+    return _smallest_first(found)
+
+
+def _smallest_first(by_text: dict[str, Scenario]) -> list[Scenario]:
+    return [by_text[text] for text in sorted(by_text, key=lambda text: (len(text), text))]
 
 
 @contextlib.contextmanager
@@ -67,7 +80,7 @@ def corpus_text() -> str:
     lines = ["{"]
     for place, family in enumerate(FAMILIES):
         entries = []
-        for scenario in draw(family.strategy, family.count):
+        for scenario in scenarios(family):
             for spec in scenario["tools"].values():
                 check_spec(spec)
             expected = asdict(expect(scenario))

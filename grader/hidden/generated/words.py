@@ -33,6 +33,15 @@ ZOO = {
     "lookalike": 'an unrelated Exception class also named "InvalidInputError"',
     "lookalike_not_found": 'an unrelated LookupError class also named "NotFoundError"',
     "custom_base": "a tool's own BaseException subclass (not an Exception)",
+    "falsy_invalid_input": "a subclass of InvalidInputError whose bool() is False",
+    "falsy_fault": "an Exception subclass whose bool() is False",
+    "empty_not_found": "a subclass of NotFoundError whose len() is 0",
+    "touchy_fault": "an Exception subclass whose unknown attributes raise RuntimeError",
+    "touchy_permission_denied": (
+        "a subclass of PermissionDeniedError whose unknown attributes raise RuntimeError"
+    ),
+    "hashless_invalid_input": "a subclass of InvalidInputError whose instances cannot be hashed",
+    "hashless_fault": "an Exception subclass whose instances cannot be hashed",
 }
 # Exceptions made another way than from a class and a message (kinds.make_exception).
 SPECIAL = {
@@ -43,6 +52,15 @@ SPECIAL = {
     "unprintable": "a RuntimeError whose str() raises",
     "unprintable_course": "a NotFoundError whose str() raises",
     "structured_args": "an InvalidInputError with a dict and a number as arguments",
+    "group_of_codes": "an ExceptionGroup holding a NotFoundError and a PermissionDeniedError",
+    "interrupt_group": "a BaseExceptionGroup holding a KeyboardInterrupt (not an Exception)",
+    "interrupt_and_course_group": (
+        "a BaseExceptionGroup holding a NotFoundError and a KeyboardInterrupt (not an Exception)"
+    ),
+    "course_in_args": "a RuntimeError whose argument is a NotFoundError",
+    "deep_cause_chain": (
+        "a ValueError caused by a RuntimeError raised while handling an InvalidInputError"
+    ),
     "code_attribute": 'a ValueError with code = "permission_denied"',
     "course_code_attribute": 'a NotFoundError with code = "permission_denied"',
     "caused_by_course": "a ValueError caused by a NotFoundError",
@@ -107,13 +125,22 @@ def handler_words(spec: ToolSpec) -> str:
     return f"{falsy}returns {_value(spec)}"
 
 
+# Exceptions a tool returns (kinds.RETURNED_EXCEPTIONS), said as what they are.
+RETURNED = {
+    "returned_not_found": "a NotFoundError instance (returned, not raised)",
+    "returned_key_error": "a KeyError instance (returned, not raised)",
+    "returned_interrupt": "a KeyboardInterrupt instance (returned, not raised)",
+}
+
+
 def _value(spec: ToolSpec) -> str:
     value = spec.get("value")
     if type(value) is dict and value.get("make") == "placed":
-        item = str(value["item"]).replace("_", " ")
+        item = str(value["item"])
+        said = RETURNED.get(item) or f"a {item.replace('_', ' ')} object"
         if not value["at"]:
-            return f"a {item} object"
-        return f"{shown(untag(value['value']))} with a {item} object put inside it"
+            return said
+        return f"{shown(untag(value['value']))} with {said} put inside it"
     if type(value) is dict and value.get("make") == "long_text":
         return f"a text of {value['count']} times {shown(value['text'])}"
     if type(value) is dict and "make" in value:

@@ -135,6 +135,69 @@ class HiddenStop(BaseException):
     """A BaseException that is not an Exception, defined by a tool."""
 
 
+class FalsyInputError(InvalidInputError):
+    """A course subclass whose truth value is False: `if error:` takes it for no error at all."""
+
+    def __bool__(self) -> bool:
+        return False
+
+
+class FalsyFaultError(Exception):
+    """A plain tool bug whose truth value is False (tool_failed all the same)."""
+
+    def __bool__(self) -> bool:
+        return False
+
+
+class EmptyMissingError(NotFoundError):
+    """A course subclass with a len() of 0, so its truth value is False as well."""
+
+    def __len__(self) -> int:
+        return 0
+
+
+class Touchy:
+    """A mixin whose instances answer a lookup of a missing attribute with a RuntimeError.
+
+    `getattr(error, "code", None)` and `hasattr(error, "errno")` only swallow AttributeError,
+    so they raise here; isinstance and type() never look attributes up, and the contract asks
+    nothing more of a submission. A missing dunder name still gives AttributeError, as Python's
+    own protocols expect it to: the standard library looks up `__notes__` that way when it
+    formats a traceback, which a submission may do privately (rule 3).
+    """
+
+    def __getattr__(self, name: str) -> object:
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        raise RuntimeError(f"this error has no attribute {name!r}, and says so loudly")
+
+
+class TouchyFaultError(Touchy, Exception):
+    """A plain tool bug whose unknown attributes raise RuntimeError."""
+
+
+class TouchyDeniedError(Touchy, PermissionDeniedError):
+    """A course subclass whose unknown attributes raise RuntimeError."""
+
+
+class HashlessInputError(InvalidInputError):
+    """A course subclass whose instances cannot be hashed: no set or dict key can hold them."""
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class HashlessFaultError(Exception):
+    """A plain tool bug whose instances cannot be hashed."""
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 # Same name as the course class, but unrelated to it: only the class decides the code.
 LookalikeInputError = type("InvalidInputError", (Exception,), {"__module__": __name__})
 LookalikeMissingError = type("NotFoundError", (LookupError,), {"__module__": __name__})

@@ -15,6 +15,7 @@ from grader.sandbox.inside.faults import (
     HiddenFaultError,
     Items,
     Level,
+    NotFoundError,
     Ratio,
     Text,
     Thing,
@@ -35,6 +36,10 @@ _ORDERED_DICT = collections.OrderedDict
 _DEFAULT_DICT = collections.defaultdict
 _DECIMAL = decimal.Decimal
 
+# Exceptions a tool returns instead of raising: a value outside the vocabulary like any other,
+# whatever a code its class would have if it were raised.
+RETURNED_EXCEPTIONS = ("returned_not_found", "returned_key_error", "returned_interrupt")
+
 # Every value maker `build` knows: the trusted side refuses any other name before asking.
 MAKERS = frozenset(
     (
@@ -42,6 +47,7 @@ MAKERS = frozenset(
         *("str_subclass_key", "str_subclass_top", "int_enum", "list_subclass", "str_subclass"),
         *("float_subclass", "ordered_dict", "default_dict", "decimal", "object"),
         *("bytes", "bytearray", "complex", "coroutine", "placed", "long_text"),
+        *RETURNED_EXCEPTIONS,
     )
 )
 
@@ -136,6 +142,12 @@ def _foreign(maker: str) -> object:
         return _DECIMAL("1.5")
     if maker == "object":
         return instance(Thing)
+    if maker == "returned_not_found":
+        return instance(NotFoundError, "the record was not found")
+    if maker == "returned_key_error":
+        return instance(KeyError, "record")
+    if maker == "returned_interrupt":
+        return instance(KeyboardInterrupt, "returned, never raised")
     if maker == "coroutine":
         return _pending()  # closed by the guard when its scenario ends (report.close_coroutines)
     simple = {"bytes": b"bytes", "bytearray": bytearray(b"bytes"), "complex": 1 + 2j}

@@ -18,7 +18,12 @@ from grader.sandbox.inside.faults import (
     ClaimsEveryClassError,
     DeepMissingError,
     DeniedPermissionError,
+    EmptyMissingError,
     ExitingMissingError,
+    FalsyFaultError,
+    FalsyInputError,
+    HashlessFaultError,
+    HashlessInputError,
     HiddenFaultError,
     HiddenStop,
     InputValueError,
@@ -33,6 +38,8 @@ from grader.sandbox.inside.faults import (
     QuietInputError,
     QuietMissingError,
     StoppedFaultError,
+    TouchyDeniedError,
+    TouchyFaultError,
     UnhashableFaultError,
     UnhashableInputError,
     Unprintable,
@@ -120,6 +127,15 @@ EXCEPTION_CLASSES: dict[str, type[BaseException]] = {
     "buffer_error": BufferError,
     "eof_error": EOFError,
     "stop_async_iteration": StopAsyncIteration,
+    # Instances that a careless submission tests for truth, asks for an attribute or hashes:
+    # falsy ones, ones whose unknown attributes raise RuntimeError, unhashable ones.
+    "falsy_invalid_input": FalsyInputError,
+    "falsy_fault": FalsyFaultError,
+    "empty_not_found": EmptyMissingError,
+    "touchy_fault": TouchyFaultError,
+    "touchy_permission_denied": TouchyDeniedError,
+    "hashless_invalid_input": HashlessInputError,
+    "hashless_fault": HashlessFaultError,
 }
 
 
@@ -145,6 +161,22 @@ def make_exception(kind: str, message: str) -> BaseException:
         return UnicodeEncodeError("utf-8", message, 0, 1, "surrogates not allowed")
     if kind == "exception_group":
         return ExceptionGroup(message, [instance(InvalidInputError, message)])
+    if kind == "group_of_codes":  # every member has a code; the group itself has none
+        members = [instance(NotFoundError, message), instance(PermissionDeniedError, message)]
+        return ExceptionGroup(message, members)
+    if kind in ("interrupt_group", "interrupt_and_course_group"):
+        # A KeyboardInterrupt makes the group a BaseExceptionGroup, not an Exception.
+        held: list[BaseException] = [instance(KeyboardInterrupt, message)]
+        if kind == "interrupt_and_course_group":
+            held.insert(0, instance(NotFoundError, message))
+        return instance(BaseExceptionGroup, message, held)
+    if kind == "course_in_args":  # a course error carried as data, not raised
+        return instance(RuntimeError, instance(NotFoundError, message))
+    if kind == "deep_cause_chain":  # the course error two links down the chain
+        outer, middle = instance(ValueError, message), instance(RuntimeError, message)
+        _SET_CONTEXT(middle, instance(InvalidInputError, message))
+        _SET_CAUSE(outer, middle)
+        return outer
     if kind == "chained":
         error: BaseException = instance(RuntimeError, message)
         _SET_CAUSE(error, instance(InvalidInputError, message))
@@ -185,6 +217,8 @@ EXCEPTION_KINDS = frozenset(
         *_WRAPPED,
         *("unicode_encode_error", "exception_group", "chained", "with_notes"),
         *("unprintable", "unprintable_course", "structured_args"),
+        *("group_of_codes", "interrupt_group", "interrupt_and_course_group"),
+        *("course_in_args", "deep_cause_chain"),
     )
 )
 

@@ -5,10 +5,16 @@ from pathlib import Path
 
 import pytest
 
-from course.contract import INVALID_RESULT, NOT_FOUND, RESULT_TOO_LARGE, TOOL_FAILED
+from course.contract import (
+    FAILURE_CODES,
+    INVALID_RESULT,
+    NOT_FOUND,
+    RESULT_TOO_LARGE,
+    TOOL_FAILED,
+)
 from grader.hidden.generated.contract_model import PROPAGATES, SUCCESS, expect
 from grader.hidden.generated.corpus import families
-from grader.hidden.probes import raises, returns, scenario
+from grader.hidden.probes import raises, returns, returns_arguments, returns_made, scenario
 from grader.sandbox.inside.picture import untag
 from grader.sandbox.values import same_json
 from tooling.scenarios.inprocess import run
@@ -75,3 +81,49 @@ def test_an_unknown_tool_calls_nothing():
     unknown["request"]["tool"] = "Probe"
     assert expect(unknown).calls == {"probe": 0}
     assert expect(unknown).outcomes == (("unknown_tool",),)
+
+
+@pytest.mark.parametrize(
+    ("kind", "code"),
+    [
+        ("falsy_invalid_input", "invalid_input"),  # bool() False: still raised, still its class
+        ("falsy_fault", TOOL_FAILED),
+        ("empty_not_found", NOT_FOUND),  # len() 0
+        ("touchy_fault", TOOL_FAILED),  # unknown attributes raise: isinstance needs none
+        ("touchy_permission_denied", "permission_denied"),
+        ("hashless_invalid_input", "invalid_input"),
+        ("hashless_fault", TOOL_FAILED),
+        ("group_of_codes", TOOL_FAILED),  # an ExceptionGroup is no course class, whatever it holds
+        ("course_in_args", TOOL_FAILED),  # rule 3: the raised exception's class alone
+        ("deep_cause_chain", TOOL_FAILED),
+        ("interrupt_group", PROPAGATES),  # a BaseExceptionGroup is not an Exception (rule 8)
+        ("interrupt_and_course_group", PROPAGATES),
+    ],
+)
+def test_an_odd_exception_gets_its_own_class_code_or_propagates(kind, code):
+    assert expect(scenario(raises(kind))).outcomes == ((code,),)
+
+
+@pytest.mark.parametrize(
+    "maker", ["returned_not_found", "returned_key_error", "returned_interrupt"]
+)
+def test_a_returned_exception_is_a_value_outside_the_vocabulary(maker):
+    made = returns_made("placed", at=[], item=maker)
+    assert expect(scenario(made)).outcomes == ((INVALID_RESULT,),)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [*FAILURE_CODES, {"id": 9, "ok": False, "value": None, "error": NOT_FOUND}],
+)
+def test_a_value_that_spells_a_failure_is_a_success_with_that_value(value):
+    expected = expect(scenario(returns(value)))
+    assert expected.outcomes == ((SUCCESS,),)
+    assert same_json(untag(expected.value), value)
+
+
+def test_a_handler_returning_its_arguments_succeeds_with_them_at_every_call():
+    built = scenario(returns_arguments(), arguments={"q": [1, {"r": "s"}]}, repeat=2)
+    expected = expect(built)
+    assert expected.outcomes == ((SUCCESS,), (SUCCESS,))
+    assert same_json(untag(expected.value), {"q": [1, {"r": "s"}]})

@@ -203,9 +203,9 @@ class Runner:
         """Return the result of a submission whose tests all ran."""
         notes = " ".join(filter(None, [session.overrun(), *session.problems]))
         if session.out_of_time():
-            reason = session.time_words() + (
-                " So the tests that had not finished by then are marked timeout."
-            )
+            used = session.time_words()
+            later = " So the tests that had not finished by then are marked timeout."
+            reason = used + later if used else ""
             return {
                 "status": "timeout",
                 "reason": f"{reason} {notes}".strip(),

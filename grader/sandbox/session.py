@@ -271,12 +271,19 @@ class SubmissionSession:
         return ""
 
     def time_words(self) -> str:
-        """Say, to the student, what their code used of its time and what the limit is."""
+        """Say, to the student, what their code used of its time and what the limit is, or "".
+
+        "" when the worker's clocks are not what ran out: the grader's own reading of what the
+        code sent ran past the limit, which `overrun` says.
+        """
+        if self.spent < self.limits.timeout and time.monotonic() < self.wall_end:
+            return ""
         return limit_notes.used_time(self.spent, self.limits)
 
     def out_of_time(self) -> bool:
-        """Say whether the submission's whole time budget is spent."""
-        return self.spent >= self.limits.timeout or time.monotonic() >= self.wall_end
+        """Say whether the submission's whole time budget is spent, by its code or the grader."""
+        spent = self.spent >= self.limits.timeout or time.monotonic() >= self.wall_end
+        return spent or self.allowance.spent_time()
 
     def take_output(self) -> str:
         """Return what the code printed since the last call of this method, capped."""

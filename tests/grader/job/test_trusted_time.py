@@ -94,7 +94,7 @@ def test_the_next_student_in_the_job_is_graded_in_full_and_soon(graded):
 
 def test_a_submission_stops_the_jobs_work_soon_after_its_own_limit(runner, contained_server):
     """With a limit the attack's reading overruns, the job stops within a stated margin."""
-    limit = 0.5
+    limit = 0.2
     small = Runner(runner.tests, replace(Limits(), timeout=limit), lambda: contained_server, print)
     attack = [("attack", find_fixture("adversarial", ATTACK))]
     result, seconds = job_seconds(small, attack)["attack"]

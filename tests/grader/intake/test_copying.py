@@ -4,8 +4,11 @@ The attacks are those on nbgrader's collect: a notebook swapped for a link to th
 while it is copied, a sparse file far over the cap, a hard link, a folder in another's name.
 """
 
+import itertools
 import os
+import sys
 import threading
+import time
 
 import pytest
 
@@ -93,10 +96,17 @@ def test_a_student_swapping_notebooks_for_links_while_it_is_copied_gets_nothing(
                 os.replace(aside, path)
 
     racer = threading.Thread(target=swap)
+    # The threads take turns often, so the copies meet the links; copies go on (at least 40,
+    # at most 20 s) until one has.
+    switching = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
     racer.start()
     left_out = 0
+    deadline = time.monotonic() + 20
     try:
-        for attempt in range(40):
+        for attempt in itertools.count():
+            if attempt >= 40 and (left_out or time.monotonic() > deadline):
+                break
             target = tmp_path / f"copy-{attempt}"
             try:
                 copied = copy(inbound, target)
@@ -108,4 +118,5 @@ def test_a_student_swapping_notebooks_for_links_while_it_is_copied_gets_nothing(
     finally:
         stop.set()
         racer.join()
+        sys.setswitchinterval(switching)
     assert left_out > 0  # the race was met: links were seen and left out

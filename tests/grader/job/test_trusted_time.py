@@ -99,5 +99,6 @@ def test_a_submission_stops_the_jobs_work_soon_after_its_own_limit(runner, conta
     attack = [("attack", find_fixture("adversarial", ATTACK))]
     result, seconds = job_seconds(small, attack)["attack"]
     print(f"limit {limit} s: {result['status']}, the job's time {seconds:.2f} s")
-    assert result["status"] == "timeout"
+    # The tests after the overrun are marked timeout, and the job's work stops soon after.
+    assert any(outcome["status"] == "timeout" for outcome in result["outcomes"])
     assert seconds < limit + PAST_LIMIT_SECONDS

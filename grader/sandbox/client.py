@@ -169,6 +169,7 @@ class Worker:
         self.status: tuple[str, int] | None = None  # how the worker ended, once known
         self.buffer = bytearray()  # grown in place: see receive()
         self.meter: Meter | None = None  # read once the worker says it is ready
+        self.is_ready = False
         self.send(self.hello())
 
     def hello(self) -> Hello:
@@ -193,7 +194,7 @@ class Worker:
         the meter's first reading is taken once the worker says it is ready. None where nothing
         counts its processor time (then wall time is charged, and the run's summary says so).
         """
-        if self.meter is None:
+        if not self.is_ready:
             read = meters.worker_meter(self.group, self.clock)
             started = Stopwatch(math.inf, None, time.monotonic() + START_SECONDS)
             try:
@@ -203,6 +204,7 @@ class Worker:
             if "ready" not in answer:
                 raise SandboxProblem("the worker did not say it was ready")
             self.meter = None if read is None else Meter(read)
+            self.is_ready = True
         return self.meter
 
     def ask(

@@ -102,6 +102,21 @@ CATEGORY_TABLE: Final = (
     ),
 )
 CATEGORIES: Final = tuple(category.name for category in CATEGORY_TABLE)
+# The four exception codes count as one part of error_codes, as the contract's table groups them.
+EXCEPTION_CODES_PART: Final = "exception codes"
+
+
+def parts_of(category: Category) -> tuple[str, ...]:
+    """Return the rules and codes a category judges, each worth an equal share of its points.
+
+    A rule is named by its number ("rule 1"), a code by itself; the four exception codes are
+    one part, however many tests judge each rule or code.
+    """
+    rules = tuple(f"rule {rule}" for rule in category.rules)
+    codes = [code for code in category.codes if code not in EXCEPTION_CODES]
+    if set(EXCEPTION_CODES) <= set(category.codes):
+        codes.append(EXCEPTION_CODES_PART)
+    return rules + tuple(codes)
 
 
 def category_named(name: str) -> Category:

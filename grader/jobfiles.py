@@ -22,6 +22,7 @@ from collections.abc import Container, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TextIO, TypedDict
 
+from course.contract import CATEGORIES, category_named, parts_of
 from grader.model import CodeUnit, Limits
 from grader.sandbox.inside.protocol import CodeUnitMessage
 
@@ -143,17 +144,19 @@ class CatalogueEntry(TypedDict):
     categories: list[str]  # every category the test has
     description: str  # the first line of its docstring, in a student's words
     case: str  # which case of a parametrized test, in a student's words
+    part: str  # the rule or code of its category it judges (course.contract.parts_of)
 
 
 UNCATEGORISED = "uncategorised"  # a test without exactly one category: it counts for none
 
 
 def catalogue_entry(
-    name: str, doc: str | None, categories: list[str], case: str = ""
+    name: str, doc: str | None, categories: list[str], case: str = "", part: str = ""
 ) -> CatalogueEntry:
     """Return the catalogue entry of the hidden test `name` (with its case id, if any).
 
-    `doc` is the test function's docstring: its first line says what the test checks.
+    `doc` is the test function's docstring: its first line says what the test checks. Without
+    a `part`, a test of a category with one part judges that one.
     """
     category = categories[0] if len(categories) == 1 else UNCATEGORISED
     lines = (doc or "").strip().splitlines()
@@ -163,7 +166,16 @@ def catalogue_entry(
         "categories": categories,
         "description": lines[0] if lines else name,
         "case": case,
+        "part": part or only_part(category),
     }
+
+
+def only_part(category: str) -> str:
+    """Return the one part of `category` (course.contract.parts_of), or "" when it has more."""
+    if category not in CATEGORIES:
+        return ""
+    parts = parts_of(category_named(category))
+    return parts[0] if len(parts) == 1 else ""
 
 
 class OutcomeData(CatalogueEntry):

@@ -161,6 +161,7 @@ class TestOutcome:
     case: str = ""  # which case of a parametrized test, in a student's words ("for the id 0")
     example: str = ""  # the smallest generated scenario it failed, and how (FailedExample)
     taught: str = ""  # the id of a hidden test whose lesson section teaches that example
+    part: str = ""  # the rule or code of its category it judges (course.contract.parts_of)
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +189,7 @@ class HiddenTest:
     category: str
     description: str
     case: str = ""
+    part: str = ""  # the rule or code of its category it judges (course.contract.parts_of)
 
 
 @dataclass(frozen=True)

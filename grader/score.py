@@ -3,6 +3,7 @@
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
+from course.contract import category_named, parts_of
 from grader.model import (
     CATEGORIES,
     NOT_JUDGED,
@@ -22,7 +23,8 @@ CENTS = 100
 def score(result: RunResult, hidden_tests: Iterable[HiddenTest] | None = None) -> Grade:
     """Return the Grade for `result`.
 
-    Each category is worth POINTS_PER_CATEGORY, shared among its judged hidden tests. With
+    Each category is worth POINTS_PER_CATEGORY, shared among its judged hidden tests by the
+    rule or code each judges (`weights`). With
     `hidden_tests` (each with test_id, category and description), every hidden test gets an
     outcome even when the run ended early, so the report always lists every test.
     """
@@ -51,6 +53,7 @@ def complete_outcomes(
             status=missing_status,
             description=test.description,
             case=test.case,
+            part=test.part,
         )
         for test in hidden_tests
     )
@@ -64,11 +67,42 @@ def shares(total_cents: int, count: int) -> list[int]:
     return [base + 1 if index < extra else base for index in range(count)]
 
 
+def weights(tests: Sequence[TestOutcome], total_cents: int, parts: Sequence[str] = ()) -> list[int]:
+    """Share `total_cents` among the judged outcomes of one category; one not judged gets 0.
+
+    The category's parts (its rules and codes, in the order of `parts`) share it equally, then
+    each part's tests, then each test's cases: a rule is worth its share however many cases
+    judge it. A part none of whose cases was judged has no share; the others share the whole.
+    """
+    cents = [0] * len(tests)
+    judged = [index for index, test in enumerate(tests) if test.status != NOT_JUDGED]
+    rank = {part: place for place, part in enumerate(parts)}
+    judged.sort(key=lambda index: rank.get(tests[index].part, len(rank)))  # a stable sort
+    by_part = _grouped(judged, [test.part for test in tests])
+    names = [test.test_id.partition("[")[0] for test in tests]
+    for part_cents, members in zip(shares(total_cents, len(by_part)), by_part, strict=True):
+        by_test = _grouped(members, names)
+        for test_cents, cases in zip(shares(part_cents, len(by_test)), by_test, strict=True):
+            for index, case_cents in zip(cases, shares(test_cents, len(cases)), strict=True):
+                cents[index] = case_cents
+    return cents
+
+
+def _grouped(indexes: Sequence[int], keys: Sequence[str]) -> list[list[int]]:
+    """Return `indexes` grouped by their key, groups in the order their first member comes."""
+    groups: dict[str, list[int]] = {}
+    for index in indexes:
+        groups.setdefault(keys[index], []).append(index)
+    return list(groups.values())
+
+
 def _category_score(category: str, outcomes: Sequence[TestOutcome]) -> CategoryScore:
     tests = [outcome for outcome in outcomes if outcome.category == category]
     judged = [outcome for outcome in tests if outcome.status != NOT_JUDGED]
-    judged_cents = iter(shares(POINTS_PER_CATEGORY * CENTS, len(judged)))
-    cents = [0 if o.status == NOT_JUDGED else next(judged_cents) for o in tests]
+    known = category in CATEGORIES
+    cents = weights(
+        tests, POINTS_PER_CATEGORY * CENTS, parts_of(category_named(category)) if known else ()
+    )
     earned = sum(c for c, o in zip(cents, tests, strict=True) if o.status == "passed")
     return CategoryScore(
         category=category,

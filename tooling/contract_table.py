@@ -11,9 +11,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from course.contract import CATEGORY_TABLE, EXCEPTION_CODES, Category
+from course.contract import CATEGORY_TABLE, EXCEPTION_CODES, Category, parts_of
 from course.manifest import Course, Step, load_course
+from grader.model import POINTS_PER_CATEGORY
 from grader.paths import PROJECT_ROOT
+from grader.score import CENTS, shares
 
 CONTRACT = PROJECT_ROOT / "docs" / "CONTRACT.md"
 START = (
@@ -22,8 +24,8 @@ START = (
 )
 END = "<!-- end of contract-table -->"
 HEADER = (
-    "| category | rules and codes | lesson step (notebook, exercise cells) | visible check "
-    "| hidden tests |\n| --- | --- | --- | --- | --- |"
+    "| category | rules and codes | points of each | lesson step (notebook, exercise cells) "
+    "| visible check | hidden tests |\n| --- | --- | --- | --- | --- | --- |"
 )
 
 
@@ -37,6 +39,12 @@ def rules_and_codes(category: Category) -> str:
     else:
         parts += [f"`{code}`" for code in codes]
     return ", ".join(parts)
+
+
+def points_of_parts(category: Category) -> str:
+    """Say the points each rule or code of a category is worth, in the order they are named."""
+    cents = shares(POINTS_PER_CATEGORY * CENTS, len(parts_of(category)))
+    return ", ".join(f"{share / CENTS:.2f}" for share in cents)
 
 
 def taught_by(category: Category, course: Course) -> list[Step]:
@@ -58,7 +66,8 @@ def row(category: Category, course: Course) -> str:
         checks.append(f"`{path.as_posix()}`")
     hidden = Path("grader") / "hidden" / f"test_{category.name}.py"
     _must_exist(hidden)
-    cells = [f"`{category.name}`", rules_and_codes(category), lessons, ", ".join(checks)]
+    cells = [f"`{category.name}`", rules_and_codes(category), points_of_parts(category)]
+    cells += [lessons, ", ".join(checks)]
     return "| " + " | ".join([*cells, f"`{hidden.as_posix()}`"]) + " |"
 
 

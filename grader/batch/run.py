@@ -53,7 +53,8 @@ class RunSettings:
 def hidden_tests_of(catalogue: Iterable[CatalogueEntry]) -> tuple[HiddenTest, ...]:
     """Return the hidden tests a catalogue (as a job writes it: plain dicts) lists."""
     return tuple(
-        HiddenTest(t["test_id"], t["category"], t["description"], t["case"]) for t in catalogue
+        HiddenTest(t["test_id"], t["category"], t["description"], t["case"], t.get("part", ""))
+        for t in catalogue
     )
 
 
@@ -284,6 +285,7 @@ def _result(submission: Submission, path: Path) -> RunResult:
             case=sys.intern(o["case"]),
             example=o.get("example", ""),  # results of a job from before generated tests
             taught=o.get("taught", ""),
+            part=sys.intern(o.get("part", "")),
         )
         for o in data["outcomes"]
     )
@@ -295,7 +297,9 @@ def _result(submission: Submission, path: Path) -> RunResult:
 def _lost(submission: Submission, tests: Iterable[HiddenTest]) -> RunResult:
     """The result for a submission whose job stopped before grading it: every test is an error."""
     outcomes = tuple(
-        TestOutcome(test.test_id, test.category, "error", test.description, case=test.case)
+        TestOutcome(
+            test.test_id, test.category, "error", test.description, case=test.case, part=test.part
+        )
         for test in tests
     )
     return RunResult(submission, outcomes, "error", LOST_REASON)

@@ -20,6 +20,7 @@ from typing import TypeVar
 
 CATEGORY_NAME = "CATEGORY"  # the module attribute naming a hidden test module's category
 _DECLARED = "hidden_cases"  # the attribute `parametrize` sets on a test function
+_PART = "hidden_part"  # the attribute `judges` sets on a test function
 HIDDEN_PACKAGE = __name__.rpartition(".")[0]
 TEST_FILES = "test_*.py"  # pytest's default names, which the suite's pytest.ini keeps
 TEST_PREFIX = "test"
@@ -35,6 +36,7 @@ class Case:
     id: str
     words: str
     value: object
+    part: str = ""  # the rule or code this case judges, when not its test's (grader/score.py)
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,20 @@ def parametrize(name: str, declared: list[Case]) -> Callable[[Function], Functio
     return declare
 
 
+def judges(part: str) -> Callable[[Function], Function]:
+    """Say which of its category's rules or codes the decorated test judges (parts_of).
+
+    Each part of a category is worth an equal share of its points, however many tests judge
+    it; a test of a category with one part needs no declaration.
+    """
+
+    def declare(function: Function) -> Function:
+        setattr(function, _PART, part)
+        return function
+
+    return declare
+
+
 def declared_cases(function: object) -> Parametrization | None:
     """Return the cases `parametrize` declared for `function`, or None if it declared none."""
     declared = getattr(function, _DECLARED, None)
@@ -88,6 +104,7 @@ class DeclaredTest:
     words: str = ""  # the case in a student's words
     parameters: dict[str, object] = field(default_factory=dict)
     takes_submission: bool = True
+    part: str = ""  # the rule or code of its category it judges, if it said (judges)
 
 
 def declared_suite() -> list[DeclaredTest]:
@@ -116,8 +133,9 @@ def _declared(
             f"`{SUBMISSION}` and its own cases"
         )
     takes_submission = SUBMISSION in parameters
+    part = getattr(function, _PART, "")
     if declared is None:
-        yield DeclaredTest(name, function, categories, takes_submission=takes_submission)
+        yield DeclaredTest(name, function, categories, takes_submission=takes_submission, part=part)
         return
     for case in declared.cases:
         yield DeclaredTest(
@@ -127,4 +145,5 @@ def _declared(
             case.words,
             {declared.name: case.value},
             takes_submission,
+            case.part or part,
         )

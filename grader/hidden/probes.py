@@ -236,6 +236,18 @@ def code_of(observation: Observation) -> object:
     return plain(field(observation, "error"))
 
 
+def outcome_or_raise(observation: Observation) -> object:
+    """Return outcome_of, or what invoke_tool raised instead of answering.
+
+    For a case that asks for its own category's code: raising instead of giving that code
+    breaks the case's rule as well as rule 8 (CONTRACT.md's attribution rule: raising for a
+    tuple loses in vocabulary too), so it fails here rather than stepping aside.
+    """
+    if observation.envelope is None:
+        return describe_raise(observation)
+    return outcome_of(observation)
+
+
 def loosely_equal(value: object, expected: object) -> bool:
     """Say whether `value` holds `expected` by Python's ==, so 0.0 == 0 == False.
 

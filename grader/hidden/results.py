@@ -105,6 +105,8 @@ MADE = {
     "complex": "for a complex number",
     "decimal": "for a Decimal",
     "object": "for a plain object",
+    "truthless": "for an object whose truth value raises",
+    "incomparable": "for an object that raises when compared",
     "exception": "for an exception object",
     "list_cycle": "for a list that contains itself",
     "dict_cycle": "for a dict that contains itself",

@@ -8,7 +8,7 @@ judges; whether a failure should have happened at all is other categories' busin
 from typing import Any
 
 from course.contract import ENVELOPE_KEYS, FAILURE_CODES, NOT_FOUND
-from grader.hidden.cases import cases, parametrize
+from grader.hidden.cases import cases, judges, parametrize
 from grader.hidden.generated.judge import judge
 from grader.hidden.generated.rules import Rule, rules_of
 from grader.hidden.probes import (
@@ -107,6 +107,7 @@ def engaged(observation: Observation) -> bool:
     return bool(observation.envelopes) or any(observation["calls"].values())
 
 
+@judges("rule 1")
 @parametrize("request_id", cases(IDS))
 def test_id_survives_success(submission: SubmissionSession, request_id: object) -> None:
     """The id comes back unchanged, in type and value, when the handler succeeds."""
@@ -116,6 +117,7 @@ def test_id_survives_success(submission: SubmissionSession, request_id: object) 
     assert ids_match(observation, request_id), observation.envelope
 
 
+@judges("rule 1")
 @parametrize("failure", FAILURES)
 def test_id_survives_failure(submission: SubmissionSession, failure: str) -> None:
     """The id comes back unchanged, in type and value, whatever way the call fails."""
@@ -132,6 +134,7 @@ SUCCESSES = {"pair": ("for the result [1, 2]", (PAIR, None))} | {
 SUCCESSES["deep_50"] = ("for a value nested 50 levels deep", (DEEP_50, ROOMY))
 
 
+@judges("rule 2")
 @parametrize("success", cases(SUCCESSES))
 def test_success_envelope_has_exactly_four_keys(
     submission: SubmissionSession, success: tuple[object, int | None]
@@ -150,6 +153,7 @@ def test_success_envelope_has_exactly_four_keys(
     assert isinstance(envelope, dict) and set(envelope) == set(ENVELOPE_KEYS), envelope
 
 
+@judges("rule 2")
 @parametrize("failure", FAILURES)
 def test_failure_envelope_has_exactly_four_keys(
     submission: SubmissionSession, failure: str
@@ -160,6 +164,7 @@ def test_failure_envelope_has_exactly_four_keys(
     assert isinstance(envelope, dict) and set(envelope) == set(ENVELOPE_KEYS), envelope
 
 
+@judges("rule 2")
 def test_success_shape(submission: SubmissionSession) -> None:
     """A success has ok set to the bool True and error set to None."""
     observation = submission.call(scenario(returns(ONE)))
@@ -185,6 +190,7 @@ def consistent(envelope: object) -> bool:
     )
 
 
+@judges("rule 2")
 @parametrize("failure", FAILURES)
 def test_failure_shape(submission: SubmissionSession, failure: str) -> None:
     """A failure has ok set to False, value None and error exactly one of the seven codes."""
@@ -221,6 +227,7 @@ def value_kept(submission: SubmissionSession, observation: Observation, value: o
     return False
 
 
+@judges("rule 2")
 @parametrize("value", cases(FALSY))
 def test_falsy_result_is_a_success(submission: SubmissionSession, value: object) -> None:
     """A handler that returns a falsy value such as None, 0 or "" succeeds with that value."""
@@ -230,6 +237,7 @@ def test_falsy_result_is_a_success(submission: SubmissionSession, value: object)
     assert value_kept(submission, observation, value), observation.envelope
 
 
+@judges("rule 2")
 def test_extra_request_keys_are_ignored(submission: SubmissionSession) -> None:
     """Keys of the request other than id, tool and arguments change nothing in the envelope."""
     plain = returned(submission.call(scenario(returns(ONE), max_result_bytes=ROOMY)))
@@ -253,6 +261,7 @@ OUTCOMES = {
 }
 
 
+@judges("rule 9")
 @parametrize("outcome", cases(OUTCOMES))
 def test_each_call_returns_a_new_envelope(submission: SubmissionSession, outcome: str) -> None:
     """Each call returns a new envelope, never an object it returned before or was given."""
@@ -284,9 +293,14 @@ LEFT_ALONE = {
         "after a result outside the vocabulary",
         scenario(returns_made("bytes"), arguments=ARGUMENTS),
     ),
+    "interrupted": (
+        "after a KeyboardInterrupt passed through",
+        scenario(raises("keyboard_interrupt", MARKER), arguments=ARGUMENTS),
+    ),
 }
 
 
+@judges("rule 9")
 @parametrize("probe", cases(LEFT_ALONE))
 def test_request_is_left_unchanged(submission: SubmissionSession, probe: Scenario) -> None:
     """The call leaves the request exactly as it was, whatever the outcome."""
@@ -300,6 +314,7 @@ def test_request_is_left_unchanged(submission: SubmissionSession, probe: Scenari
 ANY_ARGUMENTS = {"default": ("for the arguments of a plain call", None)} | ARGUMENT_SETS
 
 
+@judges("rule 9")
 @parametrize("arguments", cases(ANY_ARGUMENTS))
 def test_request_is_left_unchanged_whatever_its_arguments(
     submission: SubmissionSession, arguments: dict[str, Any] | None
@@ -314,9 +329,11 @@ TOOLS_LEFT_ALONE = {
     "success": ("after a success", scenario(returns(1))),
     "failure": ("after a failure", scenario(raises("value_error"))),
     "unknown_tool": ("after an unknown tool", unknown_tool_scenario()),
+    "interrupted": ("after a SystemExit passed through", scenario(raises("system_exit"))),
 }
 
 
+@judges("rule 9")
 @parametrize("probe", cases(TOOLS_LEFT_ALONE))
 def test_tools_are_left_unchanged(submission: SubmissionSession, probe: Scenario) -> None:
     """The call leaves the tools table exactly as it was: same names, same handlers."""

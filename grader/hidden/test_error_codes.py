@@ -9,8 +9,15 @@ Exception goes on as the very object the handler raised, unchanged.
 
 from typing import Any
 
-from course.contract import INVALID_INPUT, NOT_FOUND, PERMISSION_DENIED, TOOL_FAILED, UNKNOWN_TOOL
-from grader.hidden.cases import cases, parametrize
+from course.contract import (
+    EXCEPTION_CODES_PART,
+    INVALID_INPUT,
+    NOT_FOUND,
+    PERMISSION_DENIED,
+    TOOL_FAILED,
+    UNKNOWN_TOOL,
+)
+from grader.hidden.cases import cases, judges, parametrize
 from grader.hidden.generated.judge import judge
 from grader.hidden.generated.rules import Rule, rules_of
 from grader.hidden.probes import (
@@ -186,6 +193,7 @@ GOOD_RESULTS |= {
 error_of = code_of
 
 
+@judges(UNKNOWN_TOOL)
 @parametrize("tool", cases(UNKNOWN_NAMES))
 def test_unknown_tool_code(submission: SubmissionSession, tool: str) -> None:
     """A tool name that is not exactly a key of the tools table gives unknown_tool."""
@@ -193,6 +201,7 @@ def test_unknown_tool_code(submission: SubmissionSession, tool: str) -> None:
     assert error_of(observation) == UNKNOWN_TOOL
 
 
+@judges(UNKNOWN_TOOL)
 def test_unknown_tool_with_empty_table(submission: SubmissionSession) -> None:
     """A call with an empty tools table gives unknown_tool."""
     probe = unknown_tool_scenario(tool="probe")
@@ -200,6 +209,7 @@ def test_unknown_tool_with_empty_table(submission: SubmissionSession) -> None:
     assert error_of(submission.call(probe)) == UNKNOWN_TOOL
 
 
+@judges(UNKNOWN_TOOL)
 @parametrize("handler", cases(FALSY_HANDLERS))
 def test_a_handler_that_is_false_is_still_a_tool(
     submission: SubmissionSession, handler: ToolSpec
@@ -218,6 +228,7 @@ def test_a_handler_that_is_false_is_still_a_tool(
     assert outcome_of(observation) not in EXCEPTION_CODES
 
 
+@judges(EXCEPTION_CODES_PART)
 @parametrize("kind", cases({k: (w, k) for k, (w, _) in COURSE_EXCEPTIONS.items()}))
 def test_course_exception_code(submission: SubmissionSession, kind: str) -> None:
     """A course exception, a subclass of it, or one mixed with a built-in, gives its own code."""
@@ -225,12 +236,14 @@ def test_course_exception_code(submission: SubmissionSession, kind: str) -> None
     assert error_of(observation) == COURSE_EXCEPTIONS[kind][1]
 
 
+@judges(EXCEPTION_CODES_PART)
 def test_exception_of_two_course_classes(submission: SubmissionSession) -> None:
     """An exception that is an instance of two course classes gets the code of either."""
     observation = submission.call(scenario(raises("ambiguous")))
     assert error_of(observation) in (INVALID_INPUT, NOT_FOUND)
 
 
+@judges(EXCEPTION_CODES_PART)
 @parametrize("kind", cases({k: (w, k) for k, w in OTHER_EXCEPTIONS.items()}))
 def test_other_exception_is_tool_failed(submission: SubmissionSession, kind: str) -> None:
     """Any other exception, built-ins like KeyError or PermissionError included, is tool_failed."""
@@ -238,6 +251,7 @@ def test_other_exception_is_tool_failed(submission: SubmissionSession, kind: str
     assert error_of(observation) == TOOL_FAILED
 
 
+@judges(EXCEPTION_CODES_PART)
 @parametrize(
     "case", cases({k: (w, (kind, text)) for k, (w, kind, text) in MISLEADING_MESSAGES.items()})
 )
@@ -250,6 +264,7 @@ def test_the_message_never_decides_the_code(
     assert error_of(observation) == CODE_OF_KIND.get(kind, TOOL_FAILED)
 
 
+@judges(EXCEPTION_CODES_PART)
 @parametrize(
     "kind",
     cases(
@@ -268,6 +283,22 @@ def test_exception_without_message_still_has_its_code(
     assert error_of(observation) == expected
 
 
+# Every exception of the code tests, now asked only whether invoke_tool answers at all.
+RAISED_KINDS = {k: (words, k) for k, (words, _code) in COURSE_EXCEPTIONS.items()}
+RAISED_KINDS |= {k: (words, k) for k, words in OTHER_EXCEPTIONS.items()}
+
+
+@judges("rule 8")
+@parametrize("kind", cases(RAISED_KINDS))
+def test_a_raising_handler_never_makes_invoke_tool_raise(
+    submission: SubmissionSession, kind: str
+) -> None:
+    """Whatever Exception a handler raises, invoke_tool returns an envelope instead of raising."""
+    observation = submission.call(scenario(raises(kind)))
+    assert observation.envelope is not None, describe_raise(observation)
+
+
+@judges("rule 8")
 @parametrize("probe", cases(BAD_RESULTS))
 def test_a_result_that_cannot_be_encoded_never_escapes(
     submission: SubmissionSession, probe: Scenario
@@ -277,6 +308,7 @@ def test_a_result_that_cannot_be_encoded_never_escapes(
     assert observation.envelope is not None, describe_raise(observation)
 
 
+@judges("rule 8")
 @parametrize("handler", cases(GOOD_RESULTS))
 def test_an_accepted_result_never_makes_invoke_tool_raise(
     submission: SubmissionSession, handler: ToolSpec
@@ -295,6 +327,7 @@ RETURNED = {
 }
 
 
+@judges(EXCEPTION_CODES_PART)
 @parametrize("handler", cases(RETURNED))
 def test_a_returned_result_never_gets_an_exception_code(
     submission: SubmissionSession, handler: ToolSpec
@@ -307,6 +340,7 @@ def test_a_returned_result_never_gets_an_exception_code(
     assert outcome_of(observation) not in EXCEPTION_CODES
 
 
+@judges(EXCEPTION_CODES_PART)
 @parametrize("arguments", cases(ARGUMENT_SETS))
 def test_arguments_never_decide_the_code(
     submission: SubmissionSession, arguments: dict[str, Any]
@@ -317,6 +351,7 @@ def test_arguments_never_decide_the_code(
     assert outcome_of(observation) not in EXCEPTION_CODES
 
 
+@judges("rule 8")
 @parametrize(
     "budget",
     cases(
@@ -334,6 +369,7 @@ def test_a_result_over_or_under_its_budget_never_escapes(
     assert observation.envelope is not None, describe_raise(observation)
 
 
+@judges("rule 8")
 @parametrize("kind", cases({k: (w, k) for k, w in BASE_EXCEPTIONS.items()}))
 def test_base_exception_propagates_unchanged(submission: SubmissionSession, kind: str) -> None:
     """A BaseException that is not an Exception, such as KeyboardInterrupt, propagates unchanged."""
@@ -342,6 +378,7 @@ def test_base_exception_propagates_unchanged(submission: SubmissionSession, kind
     assert observation.raised["same_object"], f"{describe_raise(observation)}, a different object"
 
 
+@judges("rule 8")
 @parametrize("kind", cases({k: (w, k) for k, w in BASE_EXCEPTIONS.items()}))
 def test_base_exception_propagates_as_raised(submission: SubmissionSession, kind: str) -> None:
     """A BaseException such as KeyboardInterrupt goes on as raised: no note, no `from`, same args.

@@ -13,7 +13,7 @@ succeeds" is this category's own sentence, so only its bottom's own refusal sets
 
 from typing import Any, Literal
 
-from grader.hidden.cases import cases, parametrize
+from grader.hidden.cases import cases, judges, parametrize
 from grader.hidden.generated.judge import judge
 from grader.hidden.generated.rules import Rule, rules_of
 from grader.hidden.probes import (
@@ -77,6 +77,7 @@ def arguments_after(
     return request.get("arguments") if isinstance(request, dict) else request
 
 
+@judges("rule 5")
 @parametrize("arguments", cases(ARGUMENTS))
 def test_handler_mutation_leaves_request_unchanged(
     submission: SubmissionSession, arguments: dict[str, Any]
@@ -90,6 +91,7 @@ def test_handler_mutation_leaves_request_unchanged(
     assert not observation["arguments_shared"], "the handler was given the request's own objects"
 
 
+@judges("rule 5")
 def test_handler_mutation_before_raising_leaves_request_unchanged(
     submission: SubmissionSession,
 ) -> None:
@@ -102,6 +104,7 @@ def test_handler_mutation_before_raising_leaves_request_unchanged(
     assert not observation["arguments_shared"], "the handler was given the request's own objects"
 
 
+@judges("rule 5")
 def test_every_call_copies_the_arguments_afresh(submission: SubmissionSession) -> None:
     """Each call gives its handler a fresh copy: what one handler changed never reaches the next."""
     observation = submission.call(TWO_MUTATING_CALLS)
@@ -118,6 +121,7 @@ def test_every_call_copies_the_arguments_afresh(submission: SubmissionSession) -
     assert not observation["arguments_shared"], "the handler was given the request's own objects"
 
 
+@judges("rule 5")
 @parametrize("arguments", cases(ARGUMENTS))
 def test_handler_is_given_arguments_of_its_own(
     submission: SubmissionSession, arguments: dict[str, Any]
@@ -137,6 +141,7 @@ def test_handler_is_given_arguments_of_its_own(
     assert not observation["arguments_shared"], "the handler was given the caller's own objects"
 
 
+@judges("rule 5")
 @parametrize("arguments", cases(ARGUMENTS))
 def test_handler_receives_a_faithful_copy(
     submission: SubmissionSession, arguments: dict[str, Any]
@@ -150,6 +155,7 @@ def test_handler_receives_a_faithful_copy(
     assert received and all(same_json(untag(copy), given) for copy in received)
 
 
+@judges("rule 6")
 @parametrize("value", cases(VALUES))
 def test_value_is_faithful(submission: SubmissionSession, value: object) -> None:
     """A successful value equals the handler's result with the same types, and is a new object."""
@@ -158,6 +164,7 @@ def test_value_is_faithful(submission: SubmissionSession, value: object) -> None
     assert not observation["value_shared"], "the value is the very object the handler returned"
 
 
+@judges("rule 6")
 def test_a_value_nested_50_levels_deep_succeeds(submission: SubmissionSession) -> None:
     """A value nested 50 levels deep is an ordinary value: it succeeds, faithfully copied."""
     value = DEEP_50
@@ -168,6 +175,7 @@ def test_a_value_nested_50_levels_deep_succeeds(submission: SubmissionSession) -
     assert same_json(field(observation, "value"), value), "the deep value did not come back"
 
 
+@judges("rule 6")
 @parametrize("held", cases(SHAPES))
 def test_value_shares_nothing_with_handler_result(
     submission: SubmissionSession, held: object
@@ -179,6 +187,7 @@ def test_value_shares_nothing_with_handler_result(
     assert same_json(untag(observation["fixtures_after"]["probe"]), held)
 
 
+@judges("rule 6")
 def test_value_shares_nothing_at_depth(submission: SubmissionSession) -> None:
     """A deeply nested value shares nothing with the handler's object, even at its deepest level."""
     held = deep(45)
@@ -190,6 +199,7 @@ def test_value_shares_nothing_at_depth(submission: SubmissionSession) -> None:
     assert same_json(untag(observation["fixtures_after"]["probe"]), held)
 
 
+@judges("rule 6")
 def test_changing_the_value_leaves_the_fixture_unchanged(submission: SubmissionSession) -> None:
     """Changing the returned value at any depth leaves the tool's own data unchanged."""
     roster = ROSTER
@@ -204,6 +214,7 @@ REPEATED = {
 }
 
 
+@judges("rule 6")
 @parametrize("does", cases(REPEATED))
 def test_two_calls_share_no_value(submission: SubmissionSession, does: str) -> None:
     """Two calls never return values that share a list or dict: nothing is cached between calls."""
@@ -220,6 +231,7 @@ def test_two_calls_share_no_value(submission: SubmissionSession, does: str) -> N
     )
 
 
+@judges("rule 6")
 def test_value_returned_from_arguments_is_fresh(submission: SubmissionSession) -> None:
     """A handler that returns its own arguments yields a value that shares nothing with them."""
     observation = submission.call(

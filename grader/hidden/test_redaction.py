@@ -2,22 +2,33 @@
 
 A case counts only when invoke_tool returned a failure: then nothing of the exception may be in
 it. When it raised instead (rule 8) or reported a success (a wrong code), error_codes judges the
-case and it steps aside here; an envelope that says nothing passes no redaction test.
+case and it steps aside here; an envelope that says nothing passes no redaction test. Two rule 3
+sentences are judged on what invoke_tool did, whatever it was: an exception whose str() and
+repr() fail still gets its code, and twins (one class, different in anything else) get the very
+same envelope.
 """
+
+from typing import Any
 
 from grader.hidden.cases import cases, parametrize
 from grader.hidden.generated.judge import judge
 from grader.hidden.generated.rules import Rule, rules_of
 from grader.hidden.probes import (
     MARKER,
+    describe_raise,
     envelope_of,
+    failed,
     failure_of,
+    outcome_or_raise,
     raises,
     scenario,
 )
+from grader.sandbox.handlers import check_spec
+from grader.sandbox.inside.picture import tag
+from grader.sandbox.inside.protocol import ToolSpec
 from grader.sandbox.observation import Observation
 from grader.sandbox.session import SubmissionSession
-from grader.sandbox.values import strings_in
+from grader.sandbox.values import same_json, shown, strings_in
 
 CATEGORY = "redaction"
 
@@ -59,6 +70,115 @@ def test_exception_text_stays_out_of_the_envelope(submission: SubmissionSession,
     """No exception's message, arguments, notes, type name or traceback appear in the envelope."""
     observation = submission.call(scenario(raises(kind)))
     assert not leaks(observation)
+
+
+# Exceptions whose str() and repr() raise. Which code each gets is error_codes' question.
+TEXT_FAILS = {
+    "unprintable": "for a RuntimeError whose str() and repr() fail",
+    "unprintable_course": "for a NotFoundError whose str() and repr() fail",
+    "broken_text_fault": "for a tool's own exception whose str() and repr() fail",
+    "broken_text_permission_denied": (
+        "for a PermissionDeniedError subclass whose str() and repr() fail"
+    ),
+}
+
+
+@parametrize("kind", cases({kind: (words, kind) for kind, words in TEXT_FAILS.items()}))
+def test_an_exception_whose_text_fails_still_gets_a_code(
+    submission: SubmissionSession, kind: str
+) -> None:
+    """An exception whose str() and repr() raise still gives a failure envelope, not an error."""
+    observation = submission.call(scenario(raises(kind)))
+    assert observation.envelope is not None, describe_raise(observation)
+    assert failed(observation), "the call did not fail, though the handler raised"
+
+
+def raising(kind: str, message: str = MARKER, **extras: Any) -> ToolSpec:
+    """A handler raising `kind` with `message` and any of args, attributes or depth."""
+    spec: dict[str, Any] = {"does": "raise", "exception": kind, "message": message, **extras}
+    return check_spec(spec)  # type: ignore[arg-type]
+
+
+# Pairs of exceptions of one class that differ in one other thing: (words, first, second).
+TWINS = {
+    "message": (
+        "for two ValueErrors whose messages name different codes",
+        raising("value_error", "not_found: no such user"),
+        raising("value_error", "permission denied"),
+    ),
+    "arguments": (
+        "for two InvalidInputErrors with different arguments",
+        raising("invalid_input", args=[tag(403)]),
+        raising("invalid_input", args=[tag("limit"), tag({"code": "not_found"})]),
+    ),
+    "errno": (
+        # Set after the class is made: OSError(13, ...) itself would make a PermissionError.
+        "for two OSErrors with different errno attributes",
+        raising("os_error", attributes={"errno": tag(13)}),
+        raising("os_error", attributes={"errno": tag(2)}),
+    ),
+    "code_attribute": (
+        "for a ValueError with a code attribute and one without",
+        raising("code_attribute"),
+        raising("value_error"),
+    ),
+    "cause": (
+        "for a ValueError raised from a NotFoundError and a plain one",
+        raising("caused_by_course"),
+        raising("value_error"),
+    ),
+    "context": (
+        "for a KeyError raised while handling an InvalidInputError and a plain one",
+        raising("context_of_course"),
+        raising("key_error"),
+    ),
+    "course_cause": (
+        "for a PermissionDeniedError raised from a NotFoundError and a plain one",
+        raising("course_caused_by_other"),
+        raising("permission_denied"),
+    ),
+    "notes": (
+        "for a RuntimeError whose notes name codes and a plain one",
+        raising("notes_spell_a_code"),
+        raising("runtime_error"),
+    ),
+    "carried": (
+        "for a RuntimeError carrying a NotFoundError and a plain one",
+        raising("course_in_args"),
+        raising("runtime_error"),
+    ),
+    "group": (
+        "for two ExceptionGroups holding different course errors",
+        raising("exception_group"),
+        raising("group_of_codes"),
+    ),
+    "text_fails": (
+        "for a NotFoundError whose str() fails and a plain one",
+        raising("unprintable_course"),
+        raising("not_found"),
+    ),
+    "depth": (
+        "for two ValueErrors raised at different depths in the tool",
+        raising("value_error"),
+        raising("value_error", depth=20),
+    ),
+}
+
+
+def answer(observation: Observation) -> object:
+    """What invoke_tool did: its envelope, or the words for what it raised."""
+    envelope = envelope_of(observation)
+    return envelope if envelope is not None else outcome_or_raise(observation)
+
+
+@parametrize("pair", cases({name: (words, (a, b)) for name, (words, a, b) in TWINS.items()}))
+def test_twin_exceptions_give_the_same_envelope(
+    submission: SubmissionSession, pair: tuple[ToolSpec, ToolSpec]
+) -> None:
+    """Two exceptions of one class that differ in anything else give the very same envelope."""
+    first, second = (submission.call(scenario(handler)) for handler in pair)
+    got = answer(first), answer(second)
+    assert same_json(*got, first.walk()), f"the twins gave {shown(got[0])} and {shown(got[1])}"
 
 
 @parametrize("rule", rules_of(CATEGORY))

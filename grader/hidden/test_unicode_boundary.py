@@ -7,7 +7,7 @@ accepted there, the refusal came from the budget, and the case is judged.
 """
 
 from course.contract import RESULT_TOO_LARGE
-from grader.hidden.cases import cases, parametrize
+from grader.hidden.cases import cases, judges, parametrize
 from grader.hidden.generated.judge import judge
 from grader.hidden.generated.rules import Rule, rules_of
 from grader.hidden.probes import (
@@ -72,12 +72,14 @@ def plain_outcome(submission: SubmissionSession, value: object, budget: int) -> 
     return outcome_of(observation)
 
 
+@judges("rule 4")
 @parametrize("value", cases(VALUES))
 def test_size_equal_to_budget_passes(submission: SubmissionSession, value: object) -> None:
     """A result whose encoded size equals max_result_bytes succeeds."""
     assert judged_outcome(submission, value, encoded_size(value)) == SUCCESS
 
 
+@judges(RESULT_TOO_LARGE)
 @parametrize("value", cases(VALUES))
 def test_one_byte_over_budget_is_too_large(submission: SubmissionSession, value: object) -> None:
     """A result one byte larger than max_result_bytes gives result_too_large."""
@@ -94,12 +96,14 @@ EXACT = {n: (f"for a result of exactly the budget {w}", UNITS[n]) for n, w in UN
 OVER = {n: (f"for a result one byte over the budget {w}", UNITS[n]) for n, w in UNIT_WORDS.items()}
 
 
+@judges("rule 4")
 @parametrize("unit", cases(EXACT))
 def test_default_budget_is_4096_bytes(submission: SubmissionSession, unit: str) -> None:
     """Without max_result_bytes, a result of exactly 4096 bytes succeeds."""
     assert judged_outcome(submission, text_of_size(DEFAULT_BUDGET, unit)) == SUCCESS
 
 
+@judges(RESULT_TOO_LARGE)
 @parametrize("unit", cases(OVER))
 def test_default_budget_rejects_4097_bytes(submission: SubmissionSession, unit: str) -> None:
     """Without max_result_bytes, a result of 4097 bytes gives result_too_large."""
@@ -107,12 +111,14 @@ def test_default_budget_rejects_4097_bytes(submission: SubmissionSession, unit: 
     assert judged_outcome(submission, value) == RESULT_TOO_LARGE
 
 
+@judges(RESULT_TOO_LARGE)
 @parametrize("value", cases(SMALLEST))
 def test_zero_budget_rejects_every_value(submission: SubmissionSession, value: object) -> None:
     """With max_result_bytes 0, even the smallest result gives result_too_large."""
     assert judged_outcome(submission, value, 0) == RESULT_TOO_LARGE
 
 
+@judges("rule 4")
 @parametrize(
     "value", cases({"text": ("for a 1-byte result", 7), "pair": ("for a 2-byte result", "")})
 )
@@ -127,12 +133,14 @@ SIZES = {
 }
 
 
+@judges("rule 4")
 @parametrize("value", cases(SIZES))
 def test_large_budget_accepts_large_value(submission: SubmissionSession, value: object) -> None:
     """A large budget is honoured as given: a large result of exactly that size succeeds."""
     assert plain_outcome(submission, value, size_of(value)) == SUCCESS
 
 
+@judges(RESULT_TOO_LARGE)
 def test_large_budget_is_measured_exactly(submission: SubmissionSession) -> None:
     """A large result one byte over a large budget gives result_too_large."""
     assert plain_outcome(submission, LARGE, LARGE_BYTES - 1) == RESULT_TOO_LARGE

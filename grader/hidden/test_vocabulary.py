@@ -1,8 +1,10 @@
 """Vocabulary: a result outside the JSON value vocabulary, or not encodable as UTF-8 JSON text.
 
-A case steps aside when invoke_tool raised (rule 8: error_codes has the same value as a case),
-and an accepted value refused with another code than invalid_result (too large, not_found...)
-is another category's wrong answer: only invalid_result is the vocabulary's verdict.
+A value outside the vocabulary must get invalid_result: raising for it instead breaks that code
+as well as rule 8, and fails here too. A value inside it that invoke_tool raised for is rule 8's
+alone (error_codes), and an accepted value refused with another code than invalid_result (too
+large, not_found...) is another category's wrong answer: only invalid_result is the
+vocabulary's verdict.
 """
 
 from course.contract import INVALID_RESULT, RESULT_TOO_LARGE
@@ -13,6 +15,7 @@ from grader.hidden.probes import (
     ROOMY,
     SUCCESS,
     outcome_of,
+    outcome_or_raise,
     returns,
     returns_made,
     scenario,
@@ -57,7 +60,7 @@ def test_value_outside_vocabulary_is_invalid_result(
     submission: SubmissionSession, value: object
 ) -> None:
     """A result holding a value outside the JSON vocabulary, at any depth, gives invalid_result."""
-    assert outcome_of(submission.call(scenario(returns(value)))) == INVALID_RESULT
+    assert outcome_or_raise(submission.call(scenario(returns(value)))) == INVALID_RESULT
 
 
 @parametrize("maker", cases({name: (words, name) for name, words in MADE.items()}))
@@ -65,25 +68,25 @@ def test_object_outside_vocabulary_is_invalid_result(
     submission: SubmissionSession, maker: str
 ) -> None:
     """A result holding a subclass, a foreign object or a cycle gives invalid_result."""
-    assert outcome_of(submission.call(scenario(returns_made(maker)))) == INVALID_RESULT
+    assert outcome_or_raise(submission.call(scenario(returns_made(maker)))) == INVALID_RESULT
 
 
 def test_nesting_too_deep_to_encode_is_invalid_result(submission: SubmissionSession) -> None:
     """A result nested too deeply for json.dumps gives invalid_result."""
     observation = submission.call(scenario(returns_made("deep_list", depth=5000)))
-    assert outcome_of(observation) == INVALID_RESULT
+    assert outcome_or_raise(observation) == INVALID_RESULT
 
 
 def test_unencodable_text_over_the_budget_is_invalid_result(submission: SubmissionSession) -> None:
     """Text holding a lone surrogate has no UTF-8 size: over a budget too, it is invalid_result."""
     observation = submission.call(scenario(returns(UNENCODABLE_AND_LONG), max_result_bytes=10))
-    assert outcome_of(observation) == INVALID_RESULT
+    assert outcome_or_raise(observation) == INVALID_RESULT
 
 
 def test_outside_and_too_large_gets_either_code(submission: SubmissionSession) -> None:
     """A result both outside the vocabulary and too large may get either code."""
     observation = submission.call(scenario(returns(("x" * 100,) * 20), max_result_bytes=50))
-    assert outcome_of(observation) in (INVALID_RESULT, RESULT_TOO_LARGE)
+    assert outcome_or_raise(observation) in (INVALID_RESULT, RESULT_TOO_LARGE)
 
 
 @parametrize("value", cases(ACCEPTED))

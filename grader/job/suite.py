@@ -16,7 +16,9 @@ def hidden_calls() -> list[HiddenCall]:
     """Return every hidden test, ready for the job to call, in the suite's order."""
     return [
         HiddenCall(
-            catalogue_entry(test.name, test.function.__doc__, list(test.categories), test.words),
+            catalogue_entry(
+                test.name, test.function.__doc__, list(test.categories), test.words, test.part
+            ),
             test.function,
             test.parameters,
             test.takes_submission,

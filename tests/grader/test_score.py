@@ -98,3 +98,35 @@ def test_a_category_with_no_judged_test_earns_nothing():
 def test_scoring_the_same_result_twice_gives_equal_grades():
     run = RunResult(SUBMISSION, (outcome("codes-1", "error_codes", "passed"),), "completed")
     assert score(run, HIDDEN) == score(run, HIDDEN)
+
+
+def parted(test_id, part, status="passed"):
+    return model.TestOutcome(test_id, "error_codes", status, test_id, part=part)
+
+
+def test_each_rule_or_code_is_worth_its_share_whatever_its_number_of_cases():
+    """Twelve cases of one code and one case of rule 8 are worth 5 points each."""
+    cases = [parted(f"error_codes/test_codes[{n}]", "exception codes") for n in range(12)]
+    outcomes = (*cases, parted("error_codes/test_raises", "rule 8", "failed"))
+    grade = score(RunResult(SUBMISSION, outcomes, "completed"))
+    assert category(grade, "error_codes").points == 5.0
+    worth = [w for _, w in points_of_tests(grade)]
+    assert worth[-1] == 5.0 and round(sum(worth[:12]), 2) == 5.0
+
+
+def test_inside_a_part_each_test_shares_equally_then_its_cases():
+    """Two tests of one rule: one with four cases, one with one; each test is worth half."""
+    cases = [parted(f"error_codes/test_many[{n}]", "rule 8") for n in range(4)]
+    outcomes = (*cases, parted("error_codes/test_one", "rule 8", "failed"))
+    grade = score(RunResult(SUBMISSION, outcomes, "completed"))
+    assert [w for _, w in points_of_tests(grade)] == [1.25, 1.25, 1.25, 1.25, 5.0]
+    assert category(grade, "error_codes").points == 5.0
+
+
+def test_a_part_none_of_whose_tests_was_judged_leaves_its_share_to_the_others():
+    outcomes = (
+        parted("error_codes/test_raises", "rule 8", model.NOT_JUDGED),
+        parted("error_codes/test_codes", "exception codes"),
+    )
+    grade = score(RunResult(SUBMISSION, outcomes, "completed"))
+    assert category(grade, "error_codes").points == POINTS_PER_CATEGORY

@@ -23,12 +23,15 @@ def test_a_table_edited_by_hand_is_reported_stale(capsys, monkeypatch, tmp_path)
     assert contract_table.main(["--check"]) == 0
 
 
-def test_every_category_row_names_its_step_its_check_and_its_hidden_tests():
+def test_every_category_row_names_its_points_step_check_and_hidden_tests():
     text = with_table(f"before\n{START}\n{END}\nafter", load_course())
     assert text.startswith("before\n") and text.endswith("\nafter")
     assert (
-        "| `ownership` | 5, 6 | 5 `05-ownership.ipynb`, `copy-arguments` and `fresh-value` |"
-        in text
+        "| `ownership` | 5, 6 | 5.00, 5.00 | 5 `05-ownership.ipynb`, `copy-arguments` and "
+        "`fresh-value` |" in text
+    )
+    assert (
+        "| `error_codes` | 8, `unknown_tool`, the four exception codes | 3.34, 3.33, 3.33 |" in text
     )
     assert (
         "`course/checks/unicode_boundary.py` | `grader/hidden/test_unicode_boundary.py` |" in text

@@ -22,6 +22,9 @@ CODES = (
     ' "invalid_result", "result_too_large")'
 )
 ENVELOPE_KEYS = '{"id", "ok", "value", "error"}'
+# A code read from anything but the class: a wrong code, and twins (one class, different in
+# something else) with different envelopes, rule 3's fault too.
+TWINS = ("error_codes", "redaction")
 
 
 def _before_value(
@@ -80,14 +83,38 @@ ODD_MUTATIONS = (
     code_rule(
         "code-from-chained-cause",
         "if exc.__cause__ is not None:\n        exc = exc.__cause__",
+        TWINS,
     ),
     code_rule(
         "code-from-exception-in-args",
         "exc = next((a for a in exc.args if isinstance(a, BaseException)), exc)",
+        TWINS,
     ),
     code_rule(
         "exception-group-unwrapped-to-first-member",
         "if isinstance(exc, BaseExceptionGroup):\n        exc = exc.exceptions[0]",
+        TWINS,
+    ),
+    code_rule(
+        "code-from-message",
+        'if "not found" in str(exc).lower():\n        return "not_found"',
+        TWINS,
+    ),
+    code_rule(
+        "code-from-errno-attribute",
+        'if getattr(exc, "errno", None) == 13:\n        return "permission_denied"',
+        TWINS,
+    ),
+    code_rule(
+        "code-from-traceback-depth",
+        "if len(__import__('traceback').extract_tb(exc.__traceback__)) > 5:\n"
+        '        return "not_found"',
+        TWINS,
+    ),
+    code_rule(  # an exception whose str() raises escapes: its code is rule 3's, and rule 8's
+        "text-made-before-the-code",
+        "str(exc)",
+        TWINS,
     ),
     ClassMutation(  # a group holding a KeyboardInterrupt is no Exception: it must propagate
         "interrupt-groups-caught",

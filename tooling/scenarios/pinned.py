@@ -13,7 +13,7 @@ would otherwise all change.
 from course.contract import FAILURE_CODES
 from grader.hidden.probes import MARKER, ROOMY, TOOL
 from grader.sandbox.handlers import Scenario
-from grader.sandbox.inside.kinds import RETURNED_EXCEPTIONS
+from grader.sandbox.inside.kinds import RETURNED_EXCEPTIONS, TOUCHY_RESULTS
 from grader.sandbox.inside.picture import tag
 from grader.sandbox.inside.protocol import ToolSpec
 from tooling.scenarios.strategies import returns, scenario
@@ -81,11 +81,13 @@ def inside() -> tuple[Scenario, ...]:
 
 
 def outside() -> tuple[Scenario, ...]:
-    """A handler that returns an exception, as its value or inside a list."""
+    """A handler that returns an exception, or an object whose truth or equality raises."""
     values: list[dict[str, object]] = [
-        {"make": "placed", "at": [], "item": maker} for maker in RETURNED_EXCEPTIONS
+        {"make": "placed", "at": [], "item": maker}
+        for maker in (*RETURNED_EXCEPTIONS, *TOUCHY_RESULTS)
     ]
     values.append({"make": "placed", "value": tag([1]), "at": [1], "item": "returned_not_found"})
+    values.append({"make": "placed", "value": tag([1]), "at": [0], "item": "truthless"})
     return tuple(
         _outcome_only(
             scenario("req-7", {TOOL: {"does": "return", "value": value}}, max_result_bytes=ROOMY)

@@ -21,6 +21,7 @@ from typing import Final
 
 from course.contract import (
     ENVELOPE_KEYS,
+    EXCEPTION_CODES_PART,
     FAILURE_CODES,
     INVALID_RESULT,
     RESULT_TOO_LARGE,
@@ -82,7 +83,10 @@ class Unchanging:
                 return part
             key, extras = part
             if not same_json(judging.seen.setdefault(key, extras), extras, walk):
-                return "the envelope held something that changed with what the exception carried"
+                return (
+                    "two exceptions of one class gave different envelopes: the code and "
+                    "the envelope must follow from the class alone"
+                )
         return None
 
 
@@ -101,6 +105,7 @@ class Rule:
     words: str  # names the rule for a student: "1 (the request's id)"
     families: tuple[str, ...]
     check: Check
+    part: str  # the rule or code of its category it judges (course.contract.parts_of)
 
 
 def correlation(entry: Entry, observation: Observation) -> Verdict:
@@ -131,7 +136,8 @@ def shape(entry: Entry, observation: Observation) -> Verdict:
 
 def inputs_unchanged(entry: Entry, observation: Observation) -> Verdict:
     """Rule 9: request and tools unchanged, and every envelope a new dict."""
-    if not observation.envelopes:
+    passed_through = (PROPAGATES,) in entry.expected.outcomes and observation.raised is not None
+    if not observation.envelopes and not passed_through:
         return SKIP  # invoke_tool did nothing it could be judged on: rule 8's to judge
     if observation["tools_changed"]:
         return "invoke_tool changed the tools dict"
@@ -182,7 +188,9 @@ def never_raises(entry: Entry, observation: Observation) -> Verdict:
 def redaction(entry: Entry, observation: Observation) -> Verdict:
     """Rule 3: nothing of an exception in an envelope: its text, its type, what it varies.
 
-    Judged however often the handlers ran: a retried exception must not leak either.
+    Judged however often the handlers ran: a retried exception must not leak either. Twins (the
+    same class for the same request, different in anything else) must give the very same
+    envelope, code included, and an exception whose text fails must still get its code.
     """
     raised = observation["handler_raised"]
     if not raised:
@@ -193,7 +201,12 @@ def redaction(entry: Entry, observation: Observation) -> Verdict:
     parts: list[tuple[object, object] | str] = []
     walk = observation.walk()
     for allowed, envelope in calls_judged(entry, observation):
-        if type(envelope) is not dict or outcome(envelope) not in EXCEPTION_OUTCOMES:
+        if not set(allowed) <= EXCEPTION_OUTCOMES:
+            continue  # this call's handler returned, or raised a BaseException
+        if envelope is None and _text_fails(entry):
+            parts.append(f"{said(None, observation)} for an exception whose str() fails")
+            break
+        if type(envelope) is not dict:
             continue
         shown_text = next(
             (t for t in strings_in(envelope, walk) if MARKER in t or any(n in t for n in names)),
@@ -202,11 +215,25 @@ def redaction(entry: Entry, observation: Observation) -> Verdict:
         if shown_text is not None:
             parts.append(f"the envelope showed {shown(shown_text)}, taken from the exception")
             break
-        # For one request, a failure's envelope is the same whatever the exception carries.
-        extras = {k: v for k, v in envelope.items() if k not in ("ok", "error")}
-        key = (repr(entry.scenario["request"]), tuple(raised), outcome(envelope), allowed)
-        parts.append((key, extras))
+        # For one request, twins get the same envelope whatever else the exception carries.
+        # Allowed outcomes keep apart classes that only share a name (a lookalike's). Not
+        # after a retry, whose outcome is rule 7's alone (CONTRACT.md's attribution rule).
+        if calls_right(entry, observation):
+            key = (repr(entry.scenario["request"]), tuple(raised), allowed)
+            parts.append((key, envelope))
     return Unchanging(tuple(parts)) if parts else SKIP
+
+
+# Kinds of exception whose own str() and repr() raise (grader/sandbox/inside/raising.py).
+TEXT_FAILS = frozenset(
+    ("unprintable", "unprintable_course", "broken_text_fault", "broken_text_permission_denied")
+)
+
+
+def _text_fails(entry: Entry) -> bool:
+    """Say whether the scenario's tool raises an exception whose str() and repr() raise."""
+    tool = entry.scenario["tools"].get(entry.scenario["request"]["tool"])
+    return tool is not None and tool.get("exception") in TEXT_FAILS
 
 
 def vocabulary(entry: Entry, observation: Observation) -> Verdict:
@@ -311,17 +338,47 @@ EVERY_FAMILY = (
 FAILING = ("ids", "names", "exceptions", "retries")
 VALUES = ("budgets", "inside", "outside", "ids")
 RULES = (
-    Rule("correlation", "envelope", "1 (the request's id)", EVERY_FAMILY, correlation),
-    Rule("shape", "envelope", "2 (the envelope's shape)", EVERY_FAMILY, shape),
-    Rule("inputs_unchanged", "envelope", "9 (no side effects)", EVERY_FAMILY, inputs_unchanged),
-    Rule("codes", "error_codes", "of the failure codes", EVERY_FAMILY, codes),
-    Rule("never_raises", "error_codes", "8 (never an exception)", EVERY_FAMILY, never_raises),
-    Rule("redaction", "redaction", "3 (nothing of an exception)", FAILING, redaction),
-    Rule("vocabulary", "vocabulary", "of invalid_result", EVERY_FAMILY, vocabulary),
-    Rule("budget", "unicode_boundary", "4 (the byte budget)", VALUES, budget),
-    Rule("fresh_value", "ownership", "6 (a fresh, equal value)", EVERY_FAMILY, fresh_value),
-    Rule("arguments_copied", "ownership", "5 (arguments copied)", ("ownership",), arguments_copied),
-    Rule("called_once", "no_retry", "7 (one call, none if unknown)", EVERY_FAMILY, called_once),
+    Rule("correlation", "envelope", "1 (the request's id)", EVERY_FAMILY, correlation, "rule 1"),
+    Rule("shape", "envelope", "2 (the envelope's shape)", EVERY_FAMILY, shape, "rule 2"),
+    Rule(
+        "inputs_unchanged",
+        "envelope",
+        "9 (no side effects)",
+        EVERY_FAMILY,
+        inputs_unchanged,
+        "rule 9",
+    ),
+    Rule("codes", "error_codes", "of the failure codes", EVERY_FAMILY, codes, EXCEPTION_CODES_PART),
+    Rule(
+        "never_raises",
+        "error_codes",
+        "8 (never an exception)",
+        EVERY_FAMILY,
+        never_raises,
+        "rule 8",
+    ),
+    Rule("redaction", "redaction", "3 (nothing of an exception)", FAILING, redaction, "rule 3"),
+    Rule("vocabulary", "vocabulary", "of invalid_result", EVERY_FAMILY, vocabulary, INVALID_RESULT),
+    Rule("budget", "unicode_boundary", "4 (the byte budget)", VALUES, budget, "rule 4"),
+    Rule(
+        "fresh_value", "ownership", "6 (a fresh, equal value)", EVERY_FAMILY, fresh_value, "rule 6"
+    ),
+    Rule(
+        "arguments_copied",
+        "ownership",
+        "5 (arguments copied)",
+        ("ownership",),
+        arguments_copied,
+        "rule 5",
+    ),
+    Rule(
+        "called_once",
+        "no_retry",
+        "7 (one call, none if unknown)",
+        EVERY_FAMILY,
+        called_once,
+        "rule 7",
+    ),
 )
 
 
@@ -329,7 +386,7 @@ def rules_of(category: str) -> list[Case]:
     """Return the cases of a category's generated test: one per rule it judges."""
     count = sum(len(entries) for entries in families().values())
     return [
-        Case(rule.name, f"for rule {rule.words}, over {count} generated scenarios", rule)
+        Case(rule.name, f"for rule {rule.words}, over {count} generated scenarios", rule, rule.part)
         for rule in RULES
         if rule.category == category
     ]

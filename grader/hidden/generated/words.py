@@ -125,11 +125,13 @@ def handler_words(spec: ToolSpec) -> str:
     return f"{falsy}returns {_value(spec)}"
 
 
-# Exceptions a tool returns (kinds.RETURNED_EXCEPTIONS), said as what they are.
+# Objects a tool returns (kinds.RETURNED_EXCEPTIONS, TOUCHY_RESULTS), said as what they are.
 RETURNED = {
     "returned_not_found": "a NotFoundError instance (returned, not raised)",
     "returned_key_error": "a KeyError instance (returned, not raised)",
     "returned_interrupt": "a KeyboardInterrupt instance (returned, not raised)",
+    "truthless": "an object whose truth value raises",
+    "incomparable": "an object that raises when compared",
 }
 
 

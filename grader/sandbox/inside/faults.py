@@ -223,3 +223,22 @@ class Ratio(float):
 
 class Thing:
     """A plain object with no JSON meaning."""
+
+
+class Truthless:
+    """A returned object whose truth value raises: `if not result:` raises inside invoke_tool."""
+
+    def __bool__(self) -> bool:
+        raise RuntimeError("this object has no truth value")
+
+
+class Incomparable:
+    """A returned object that raises when compared: `result == None` raises inside invoke_tool."""
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("this object cannot be compared")
+
+    def __ne__(self, other: object) -> bool:
+        raise RuntimeError("this object cannot be compared")
+
+    __hash__ = None  # type: ignore[assignment]

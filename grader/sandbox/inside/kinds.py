@@ -13,12 +13,14 @@ from typing import TYPE_CHECKING, Any
 
 from grader.sandbox.inside.faults import (
     HiddenFaultError,
+    Incomparable,
     Items,
     Level,
     NotFoundError,
     Ratio,
     Text,
     Thing,
+    Truthless,
 )
 from grader.sandbox.inside.picture import untag
 from grader.sandbox.inside.raising import instance
@@ -39,6 +41,8 @@ _DECIMAL = decimal.Decimal
 # Exceptions a tool returns instead of raising: a value outside the vocabulary like any other,
 # whatever a code its class would have if it were raised.
 RETURNED_EXCEPTIONS = ("returned_not_found", "returned_key_error", "returned_interrupt")
+# Objects whose truth value or comparison raises: a careless `if not result` raises for them.
+TOUCHY_RESULTS = ("truthless", "incomparable")
 
 # Every value maker `build` knows: the trusted side refuses any other name before asking.
 MAKERS = frozenset(
@@ -48,6 +52,7 @@ MAKERS = frozenset(
         *("float_subclass", "ordered_dict", "default_dict", "decimal", "object"),
         *("bytes", "bytearray", "complex", "coroutine", "placed", "long_text"),
         *RETURNED_EXCEPTIONS,
+        *TOUCHY_RESULTS,
     )
 )
 
@@ -142,6 +147,10 @@ def _foreign(maker: str) -> object:
         return _DECIMAL("1.5")
     if maker == "object":
         return instance(Thing)
+    if maker == "truthless":
+        return instance(Truthless)
+    if maker == "incomparable":
+        return instance(Incomparable)
     if maker == "returned_not_found":
         return instance(NotFoundError, "the record was not found")
     if maker == "returned_key_error":

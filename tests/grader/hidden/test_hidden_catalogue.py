@@ -4,6 +4,7 @@ from collections import Counter
 
 import pytest
 
+from course.contract import category_named, parts_of
 from grader.batch.run import hidden_tests
 from grader.hidden.probes import MARKER
 from grader.jobfiles import catalogue_entry
@@ -61,3 +62,11 @@ def test_a_falsy_handler_is_a_case_of_the_code_and_of_the_call_only(catalogue):
     words = {case for _, case in asked}
     assert len(words) >= 2
     assert asked == {(category, case) for category in ("error_codes", "no_retry") for case in words}
+
+
+def test_every_test_judges_one_part_of_its_category_and_every_part_is_judged(catalogue):
+    """Weights go by rule or code (course.contract.parts_of): each test names which it judges."""
+    for name in CATEGORIES:
+        parts = parts_of(category_named(name))
+        judged = {test.part for test in catalogue if test.category == name}
+        assert judged == set(parts), name

@@ -68,10 +68,21 @@ def test_a_family_is_encoded_once_per_job(fork_server):
 
 def test_rule_3_compares_each_failure_with_the_first_for_its_request():
     judging = Judging()
-    key = ("request", ("NotFoundError",), "not_found", ("not_found",))
-    assert Unchanging(((key, {"id": 1, "value": None}),)).against(judging, Walk()) is None
-    assert Unchanging(((key, {"id": 1, "value": None}),)).against(judging, Walk()) is None
-    changed = Unchanging(((key, {"id": 1, "value": "the message"}),)).against(judging, Walk())
-    assert changed is not None and "changed with what the exception carried" in changed
+    key = ("request", ("NotFoundError",), ("not_found",))
+    first = {"id": 1, "ok": False, "value": None, "error": "not_found"}
+    assert Unchanging(((key, first),)).against(judging, Walk()) is None
+    assert Unchanging(((key, dict(first)),)).against(judging, Walk()) is None
+    changed = Unchanging(((key, {**first, "value": "the message"}),)).against(judging, Walk())
+    assert changed is not None and "the class alone" in changed
     shown_first = Unchanging(("the envelope showed the type", (key, {"id": 2})))
     assert shown_first.against(judging, Walk()) == "the envelope showed the type"
+
+
+def test_rule_3_holds_twins_to_the_same_code():
+    """Twins of one class whose codes differ (one read from a message) break rule 3."""
+    judging = Judging()
+    key = ("request", ("ValueError",), ("tool_failed",))
+    plain = {"id": 1, "ok": False, "value": None, "error": "tool_failed"}
+    assert Unchanging(((key, plain),)).against(judging, Walk()) is None
+    clued = Unchanging(((key, {**plain, "error": "not_found"}),)).against(judging, Walk())
+    assert clued is not None and "different envelopes" in clued

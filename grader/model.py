@@ -161,6 +161,14 @@ class TestOutcome:
     case: str = ""  # which case of a parametrized test, in a student's words ("for the id 0")
     example: str = ""  # the smallest generated scenario it failed, and how (FailedExample)
     taught: str = ""  # the id of a hidden test whose lesson section teaches that example
+    # For a test that stepped aside (not_judged): the category whose rule decided its case, so a
+    # report can say which fault hid it.
+    decided_by: str = ""
+
+
+# The test every category has over the generated scenarios: each of its cases judges one rule
+# of the contract, so reports count each case as a hidden test of its own.
+RULE_TEST = "test_generated_scenarios_keep_the_rule"
 
 
 @dataclass(frozen=True, slots=True)

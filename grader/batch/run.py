@@ -284,6 +284,7 @@ def _result(submission: Submission, path: Path) -> RunResult:
             case=sys.intern(o["case"]),
             example=o.get("example", ""),  # results of a job from before generated tests
             taught=o.get("taught", ""),
+            decided_by=o.get("decided_by", ""),  # results of a job from before it was kept
         )
         for o in data["outcomes"]
     )

@@ -5,9 +5,11 @@ from collections import Counter
 import pytest
 
 from grader.batch.run import hidden_tests
+from grader.hidden.cases import declared_suite
+from grader.hidden.generated.rules import RULES, Rule
 from grader.hidden.probes import MARKER
 from grader.jobfiles import catalogue_entry
-from grader.model import CATEGORIES
+from grader.model import CATEGORIES, RULE_TEST
 
 pytestmark = []
 
@@ -61,3 +63,15 @@ def test_a_falsy_handler_is_a_case_of_the_code_and_of_the_call_only(catalogue):
     words = {case for _, case in asked}
     assert len(words) >= 2
     assert asked == {(category, case) for category in ("error_codes", "no_retry") for case in words}
+
+
+def test_every_rule_over_the_generated_scenarios_is_a_case_of_the_one_rule_test():
+    """Reports make each case of RULE_TEST a test of its own: it must hold exactly the rules."""
+    judging = {
+        test.name
+        for test in declared_suite()
+        if any(isinstance(value, Rule) for value in test.parameters.values())
+    }
+    named = {test.name for test in declared_suite() if test.function.__name__ == RULE_TEST}
+    assert judging == named
+    assert len(named) == len(RULES)

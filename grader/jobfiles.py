@@ -185,6 +185,7 @@ class OutcomeData(CatalogueEntry):
     output: str  # what the student's code printed during the test, capped
     example: str  # a failed generated scenario, in a student's words ("" for none)
     taught: str  # the id of a hidden test whose lesson section teaches it ("" for none)
+    decided_by: str  # for a test that stepped aside, the category it stepped aside for
 
 
 class DetailedOutcome(OutcomeData):

@@ -162,6 +162,14 @@ class TestOutcome:
     example: str = ""  # the smallest generated scenario it failed, and how (FailedExample)
     taught: str = ""  # the id of a hidden test whose lesson section teaches that example
     part: str = ""  # the rule or code of its category it judges (course.contract.parts_of)
+    # For a test that stepped aside (not_judged): the category whose rule decided its case, so a
+    # report can say which fault hid it.
+    decided_by: str = ""
+
+
+# The test every category has over the generated scenarios: each of its cases judges one rule
+# of the contract, so reports count each case as a hidden test of its own.
+RULE_TEST = "test_generated_scenarios_keep_the_rule"
 
 
 @dataclass(frozen=True, slots=True)

@@ -117,9 +117,19 @@ def _category_score(category: str, outcomes: Sequence[TestOutcome]) -> CategoryS
 
 def points_of_tests(grade: Grade) -> list[tuple[float, float]]:
     """Return (earned, worth) for each outcome of `grade`, in order: they add up exactly."""
+    return [(earned / CENTS, worth / CENTS) for earned, worth in cents_of_tests(grade)]
+
+
+def cents_of_tests(grade: Grade) -> list[tuple[int, int]]:
+    """Return (earned, worth) in whole cents for each outcome of `grade`, in order.
+
+    Whole cents, so a report that adds up several outcomes (results.json's one entry per hidden
+    test) still gets exactly its category's points, which adding floats would not promise.
+    """
     worth = {c.category: iter(c.worth) for c in grade.categories}
-    points: list[tuple[float, float]] = []
+    cents: list[tuple[int, int]] = []
     for outcome in grade.run.outcomes:
-        value = next(worth[outcome.category], 0.0) if outcome.category in worth else 0.0
-        points.append((value if outcome.status == "passed" else 0.0, value))
-    return points
+        points = next(worth[outcome.category], 0.0) if outcome.category in worth else 0.0
+        value = round(points * CENTS)
+        cents.append((value if outcome.status == "passed" else 0, value))
+    return cents

@@ -286,6 +286,7 @@ def _result(submission: Submission, path: Path) -> RunResult:
             example=o.get("example", ""),  # results of a job from before generated tests
             taught=o.get("taught", ""),
             part=sys.intern(o.get("part", "")),
+            decided_by=o.get("decided_by", ""),  # results of a job from before it was kept
         )
         for o in data["outcomes"]
     )

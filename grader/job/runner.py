@@ -224,7 +224,14 @@ class Runner:
     ) -> ResultFile:
         """Return a result in which every hidden test ended with the same status."""
         outcomes: list[OutcomeData] = [
-            {**entry, "status": test_status, "output": "", "example": "", "taught": ""}
+            {
+                **entry,
+                "status": test_status,
+                "output": "",
+                "example": "",
+                "taught": "",
+                "decided_by": "",
+            }
             for entry in self.catalogue
         ]
         return {"status": status, "reason": reason, "outcomes": outcomes, "seconds": seconds}
@@ -238,4 +245,5 @@ def _outcome(entry: CatalogueEntry, verdict: Verdict, output: str) -> DetailedOu
         "output": output,
         "example": verdict.example,
         "taught": verdict.taught,
+        "decided_by": verdict.claim[0] if verdict.claim else "",
     }

@@ -18,9 +18,8 @@ from typing import Any, TextIO
 from course.manifest import Course
 from grader.gradebook.store import in_student_order
 from grader.gradebook.summary import StudentSummary
-from grader.model import CATEGORIES, SETTLED, Grade, TestOutcome
-from grader.reports import feedback, hints, spreadsheet
-from grader.score import points_of_tests
+from grader.model import CATEGORIES, Grade
+from grader.reports import feedback, hidden_entries, spreadsheet
 
 # More columns for grades.csv: their names, and what gives a student's cells for them.
 Columns = tuple[Sequence[str], Callable[[str], Sequence[str]]]
@@ -118,28 +117,15 @@ def _write_grades_rows(
 
 
 def results_json(grade: Grade, course: Course | None = None) -> str:
-    """Return the text of one student's results.json, in Gradescope's autograder format."""
-    names = _unique_names(grade.run.outcomes)
-    completed = grade.run.status == "completed"
-    tests = [
-        {
-            "name": name,
-            "score": earned,
-            "max_score": worth,
-            "status": "passed" if outcome.status in SETTLED else "failed",
-            "tags": [outcome.category],
-            "visibility": "visible",
-            "output": hints.outcome_hint(outcome, completed, course),
-        }
-        for name, outcome, (earned, worth) in zip(
-            names, grade.run.outcomes, points_of_tests(grade), strict=True
-        )
-    ]
+    """Return the text of one student's results.json, in Gradescope's autograder format.
+
+    Its tests are the hidden tests, one entry each with its cases' points (hidden_entries).
+    """
     document = {
         "score": grade.score,
         "output": summary(grade),
         "visibility": "visible",
-        "tests": tests,
+        "tests": hidden_entries.entries(grade, course),
     }
     return readable_json(document)
 
@@ -167,24 +153,13 @@ def _refuse(value: object) -> object:
 
 
 # One encoder for every piece, json's C one itself: JSONEncoder.encode builds a new one, with a
-# table of the ids it has seen, at each of the 520 calls a student's file makes. A report is a
-# tree built here, so nothing needs that table.
+# table of the ids it has seen, at each of the calls a student's file makes (one per test). A
+# report is a tree built here, so nothing needs that table.
 _COMPACT = make_encoder(None, _refuse, encode_basestring, None, ": ", ", ", True, False, True)
 
 
 def _compact(value: object) -> str:
     return "".join(_COMPACT(value, 0))
-
-
-def _unique_names(outcomes: Iterable[TestOutcome]) -> list[str]:
-    """Return a test name per outcome; a repeated name gets a numbered suffix, in test order."""
-    names: list[str] = []
-    seen: dict[str, int] = {}
-    for outcome in outcomes:
-        name = f"{outcome.category}: {feedback.case_title(outcome)}"
-        seen[name] = seen.get(name, 0) + 1
-        names.append(name if seen[name] == 1 else f"{name} ({seen[name]})")
-    return names
 
 
 def summary(grade: Grade) -> str:

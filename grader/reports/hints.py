@@ -52,7 +52,7 @@ CONCEPTS = {
 }
 
 # What a test's status means, for the statuses that stopped the code or refused it (a wrong
-# answer gets its category's hint, a step aside NOT_JUDGED_HINT).
+# answer gets its category's hint, a step aside not_judged_hint).
 STATUS_HINTS: dict[str, str] = {
     TestStatus.TIMEOUT: (
         "Your code used more processor time than one test allows, or waited far too long. "
@@ -121,10 +121,6 @@ TAUGHT_IN: dict[str, tuple[str, str]] = {
     "test_unknown_tool_code": ("07-invoke-tool.ipynb", "The order matters"),
 }
 
-NOT_JUDGED_HINT = (
-    "Not judged in this category: for this case another category's rule already decided the "
-    "outcome, so it costs points only there. It is worth no points here."
-)
 NOT_RUN_HINT = "Your code could not be run, so this test could not check it."
 
 
@@ -188,7 +184,7 @@ def outcome_hint(
     if outcome.status == "passed":
         return ""
     if outcome.status == NOT_JUDGED:
-        return NOT_JUDGED_HINT
+        return not_judged_hint(outcome.category, [outcome.decided_by])
     status_hint = STATUS_HINTS.get(outcome.status)
     if not run_completed:
         return status_hint or NOT_RUN_HINT
@@ -201,3 +197,25 @@ def outcome_hint(
 def example_words(example: str) -> str:
     """Return the sentence that shows a generated test's smallest failing scenario."""
     return f"Smallest failing example: {example}."
+
+
+def not_judged_hint(category: str, deciders: Iterable[str], count: int = 1, total: int = 1) -> str:
+    """Return what a step aside says: which rule's fault decided it, and that it costs nothing.
+
+    `deciders` are the categories whose rule decided the cases (none, for results that do not
+    say); `count` of the test's `total` cases stepped aside.
+    """
+    named = sorted(set(filter(None, deciders)))
+    whose = f"the rule graded under {' and '.join(named)}" if named else "another category's rule"
+    decided = f"{whose} already found a fault in your code that decides the outcome"
+    if count < total:
+        return (
+            f"Not judged for {count} of its {total} cases: there {decided}, so that fault costs "
+            f"points only there. Those cases count neither for nor against {category}; the "
+            "others are judged as usual."
+        )
+    cases = "every case of this test" if total > 1 else "this test"
+    return (
+        f"Not judged: for {cases}, {decided}, so that fault costs points only there. This test "
+        f"counts neither for nor against {category}: fix that fault, and it will be judged."
+    )

@@ -8,6 +8,7 @@ from grader.gradebook.summary import summarize
 from grader.model import (
     CATEGORIES,
     MISSING,
+    NOT_JUDGED,
     Grade,
     HiddenTest,
     RunResult,
@@ -32,18 +33,28 @@ def grade_for(
     catalogue: Sequence[HiddenTest] = CATALOGUE,
     reason: str = "",
     output: str = "",
+    decided_by: str = "",
     **submission_fields: object,
 ) -> Grade:
     """Return the Grade of a student whose run of `catalogue` ended with `statuses`, in order.
 
     A run that stopped early gives fewer statuses than there are tests. `output` is what the
-    student's code printed in every test; `submission_fields` replace the Submission's own
+    student's code printed in every test; `decided_by`, the category every step aside (a
+    not_judged status) stepped aside for; `submission_fields` replace the Submission's own
     (a python file named for the student, by default).
     """
     submission = Submission(student=student, path=f"{student}.py", kind="python", units=())
     submission = replace(submission, **submission_fields)
     outcomes = tuple(
-        TestOutcome(test.test_id, test.category, status, test.description, output, test.case)
+        TestOutcome(
+            test.test_id,
+            test.category,
+            status,
+            test.description,
+            output,
+            test.case,
+            decided_by=decided_by if status == NOT_JUDGED else "",
+        )
         for test, status in zip(catalogue, statuses, strict=False)
     )
     return score(RunResult(submission, outcomes, run_status, reason), catalogue)

@@ -19,6 +19,7 @@ from grader_cli import run_grader
 
 from grader.integrations.visible_checks import TITLE as VISIBLE_CHECK
 from grader.model import CATEGORIES
+from grader.reports.hidden_entries import NOT_JUDGED_NAME
 
 PROJECT = Path(__file__).resolve().parents[2]
 REFERENCE = PROJECT / "fixtures" / "submissions" / "correct" / "reference.py"
@@ -170,12 +171,15 @@ def assert_gradescope_format(document, hidden_test_count, hidden_visibility="vis
     assert len(hidden) == hidden_test_count
     for test in hidden:
         assert len(test["tags"]) == 1 and test["tags"][0] in CATEGORIES
-        assert (test["score"] == test["max_score"]) == (test["status"] == "passed")
+        # A test none of whose cases could be judged is worth 0 of 0, and never shown as passed.
+        passed = 0 < test["score"] == test["max_score"]
+        assert passed == (test["status"] == "passed"), test
+        if test["max_score"] == 0:
+            assert test["name"].endswith(NOT_JUDGED_NAME) and "Not judged" in test["output"]
         assert test["visibility"] == hidden_visibility
     checks = upload_checks_of(document)
     assert checks and document["tests"][: len(checks)] == checks  # the upload checks come first
     for check in checks:
         assert (check["score"], check["max_score"], check["visibility"]) == (0, 0, "visible")
-    # Each test's points are rounded to cents, so their sum may drift by half a cent a test.
-    total = sum(test["score"] for test in hidden)
-    assert abs(total - document["score"]) <= 0.005 * len(hidden)
+    # Each test's points are whole cents, which add up exactly to the score.
+    assert sum(round(test["score"] * 100) for test in hidden) == round(document["score"] * 100)

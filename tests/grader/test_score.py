@@ -2,7 +2,7 @@
 
 from grader import model
 from grader.model import CATEGORIES, POINTS_PER_CATEGORY, HiddenTest, RunResult, Submission
-from grader.score import points_of_tests, score, shares
+from grader.score import cents_of_tests, points_of_tests, score, shares
 
 pytestmark = []
 
@@ -75,6 +75,16 @@ def test_the_points_of_every_test_add_up_to_the_score():
     points = points_of_tests(grade)
     assert [worth for _, worth in points] == [3.34, 3.33, 3.33, 10.0]
     assert round(sum(earned for earned, _ in points), 2) == grade.score == 6.67
+
+
+def test_the_cents_of_every_test_are_whole_and_add_up_exactly():
+    statuses = ["passed", "failed", "passed"]
+    outcomes = tuple(
+        outcome(f"envelope-{n}", "envelope", status) for n, status in enumerate(statuses, 1)
+    )
+    grade = score(RunResult(SUBMISSION, outcomes, "completed"), HIDDEN)
+    assert cents_of_tests(grade) == [(334, 334), (0, 333), (333, 333), (0, 1000)]
+    assert [(e / 100, w / 100) for e, w in cents_of_tests(grade)] == points_of_tests(grade)
 
 
 def test_a_test_that_stepped_aside_counts_neither_for_nor_against_its_category():

@@ -82,3 +82,18 @@ def test_bug_costs_exactly_its_own_category(results, name):
     failed = {o.category for o in results[name].outcomes if o.status not in ("passed", NOT_JUDGED)}
     assert failed == set(BUGS[name][2].split())
     assert results[name].status == "completed"
+
+
+@pytest.mark.parametrize("name", BUGS)
+def test_a_step_aside_names_the_category_whose_rule_decided_it(results, name):
+    """results.json says which rule's fault hid a test: the category its test stepped aside for."""
+    for outcome in results[name].outcomes:
+        if outcome.status == NOT_JUDGED:
+            assert outcome.decided_by in BUGS[name][2].split(), outcome
+        else:
+            assert outcome.decided_by == "", outcome
+
+
+def test_some_bug_hides_cases_of_another_category(results):
+    hidden = {o.decided_by for r in results.values() for o in r.outcomes if o.status == NOT_JUDGED}
+    assert hidden and "" not in hidden

@@ -6,9 +6,11 @@ import pytest
 
 from course.contract import category_named, parts_of
 from grader.batch.run import hidden_tests
+from grader.hidden.cases import declared_suite
+from grader.hidden.generated.rules import RULES, Rule
 from grader.hidden.probes import MARKER
 from grader.jobfiles import catalogue_entry
-from grader.model import CATEGORIES
+from grader.model import CATEGORIES, RULE_TEST
 
 pytestmark = []
 
@@ -70,3 +72,15 @@ def test_every_test_judges_one_part_of_its_category_and_every_part_is_judged(cat
         parts = parts_of(category_named(name))
         judged = {test.part for test in catalogue if test.category == name}
         assert judged == set(parts), name
+
+
+def test_every_rule_over_the_generated_scenarios_is_a_case_of_the_one_rule_test():
+    """Reports make each case of RULE_TEST a test of its own: it must hold exactly the rules."""
+    judging = {
+        test.name
+        for test in declared_suite()
+        if any(isinstance(value, Rule) for value in test.parameters.values())
+    }
+    named = {test.name for test in declared_suite() if test.function.__name__ == RULE_TEST}
+    assert judging == named
+    assert len(named) == len(RULES)

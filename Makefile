@@ -21,7 +21,7 @@ help:
 	@echo "make browser-deps  install Debian's chromium and chromium-driver if missing"
 	@echo "make vm-deps       install Debian's kernel, QEMU and busybox for the cgroup-v2 VM test"
 	@echo "make lessons       regenerate lessons/ from solutions/ with nbgrader"
-	@echo "make check         ruff, mypy, notebook hygiene, lessons in sync, contract table"
+	@echo "make check         ruff, mypy, import layers, notebook hygiene, lessons in sync, contract table"
 	@echo "make handout       build what students receive into build/handout/ and build/handout.zip"
 	@echo "make lite          build the course as a browser site (JupyterLite) into build/lite/"
 	@echo "make lite-serve    serve build/lite/ on http://127.0.0.1:8000 with the headers it needs"
@@ -85,10 +85,13 @@ lite-deps:
 lessons: setup
 	$(BIN)/python -m tooling.lessons
 
+# lint-imports checks pyproject.toml's import contracts (the pipeline's layers); without its
+# cache it still takes a second, and leaves no cache folder in the work tree.
 check: setup
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache --no-logo
 	$(BIN)/python -m tooling.hygiene
 	$(BIN)/python -m tooling.lessons --check
 	$(BIN)/python -m tooling.contract_table --check

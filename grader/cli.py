@@ -6,19 +6,19 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn, TypedDict, TypeVar, Unpack
 
-from grader.batch.progress import ProgressBar, interrupted_message, resumed_message, summary_table
 from grader.batch.run import RunSettings
 from grader.batch.shards import Shard, gather
 from grader.batch.warm import WarmJobs
 from grader.gradebook import late, lms, roster, times
 from grader.gradebook.book import ClassBook, GradebookSettings
 from grader.intake import archives
-from grader.intake.discover import UsageError
 from grader.integrations import gradescope
-from grader.model import RUN_STATUSES, TEST_STATUSES, Limits
+from grader.model import RUN_STATUSES, TEST_STATUSES, Limits, UsageError
+from grader.outputs import LMS_SYSTEMS
 from grader.paths import SAMPLE_CLASS
 from grader.pipeline import Interrupted, find_submissions, grade_submissions, stop_on_signals
 from grader.reports import class_report
+from grader.reports.progress import ProgressBar, interrupted_message, resumed_message, summary_table
 from grader.sandbox import containment, wording
 
 DEFAULT_OUT = Path("grades")
@@ -95,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     grade.add_argument(
         "--lms",
-        choices=lms.SYSTEMS,
+        choices=LMS_SYSTEMS,
         help="also write grades-canvas.csv or grades-moodle.csv, ready to import",
     )
     grade.add_argument(

@@ -88,6 +88,14 @@ class Limits:
 TEST_SHARE = Limits.test_timeout / Limits.timeout
 
 
+class UsageError(Exception):
+    """The command line names nothing gradable; the message is one line for the instructor.
+
+    Here, not in a step: intake, batch (shards) and the gradebook (roster, dates) all raise it,
+    and the CLI above them prints it.
+    """
+
+
 class NotJudged(Exception):
     """Raised by a hidden test whose case another category's rule has already decided.
 

@@ -21,18 +21,20 @@ from course.manifest import Course, load_course
 from grader.batch import resume, run
 from grader.batch.shards import Shard
 from grader.gradebook.book import ClassBook
-from grader.gradebook.summary import StudentSummary
 from grader.intake import ids
-from grader.intake.discover import Found, UsageError, discover
+from grader.intake.discover import Found, discover
 from grader.intake.load import load
 from grader.model import (
     DOUBTFUL,
     RunResult,
     Submission,
+    UsageError,
     failure_reason,
 )
+from grader.outputs import LOG_FOLDER
 from grader.recording import STOP_SIGNALS, Progress, Recording, signals_held
 from grader.reports import files
+from grader.reports.summary import StudentSummary
 
 
 class Interrupted(BaseException):
@@ -100,7 +102,7 @@ def grade_submissions(
     Each student's files, and the run result kept for resuming, are written as soon as that
     student is graded, so an interruption keeps every result already computed; grades.csv is
     rewritten on the way out with every student finished so far. What is kept of each student
-    is their StudentSummary (grader.gradebook.summary), on disk (grader.gradebook.store), so a
+    is their StudentSummary (grader.reports.summary), on disk (grader.reports.store), so a
     run's memory does not grow with the class; the summaries returned are read from there.
 
     `progress`, if given, has `start(total)`, called once, `advance(grade)`, called after each
@@ -149,7 +151,7 @@ def _run(
         _to_run(grading, pending),
         settings,
         on_result=on_result,
-        log_dir=Path(grading.out_dir) / run.LOG_FOLDER,
+        log_dir=Path(grading.out_dir) / LOG_FOLDER,
         on_note=grading.note,
         on_facts=grading.learn,
     )

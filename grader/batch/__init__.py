@@ -5,7 +5,6 @@
     warm.py      jobs started at the command's first line, waiting to be told what to grade
     resume.py    each student's result kept with its fingerprint, for an interrupted run
     shards.py    one deterministic slice of a class per machine, then one merge
-    progress.py  what a run shows the instructor while it goes and when it ends
 
 Nothing here imports grader.job: the two sides speak only through grader/jobfiles.py.
 """

@@ -36,11 +36,10 @@ from grader.model import (
     Submission,
     TestOutcome,
 )
+from grader.outputs import STORE_FOLDER, readable_json, write_atomically
 from grader.paths import PROJECT_ROOT
-from grader.reports.files import readable_json, write_atomically
 from grader.sandbox.runtime import RUNTIME_FILES, RUNTIME_FOLDERS
 
-STORE_FOLDER = ".resume"
 RECORD_FORMAT = 1
 # Everything whose change can change a verdict; reports are rebuilt anyway, so they are not here.
 # The sandbox's copy is declared once, in grader.sandbox.containment (the step manifest, which

@@ -32,7 +32,6 @@ UNREADABLE_RESULT_REASON = (
     "The grader itself failed to read the result of testing your code. This is not your "
     "fault; tell your teacher, who can grade it again."
 )
-LOG_FOLDER = "logs"  # where a dead job's log is kept, under the folder the caller names
 
 
 @dataclass(frozen=True)

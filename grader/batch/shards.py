@@ -19,9 +19,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.intake.discover import UsageError
-
-RESUME_FOLDER = ".resume"
+from grader.model import UsageError
+from grader.outputs import STORE_FOLDER
 
 
 @dataclass(frozen=True)
@@ -58,16 +57,14 @@ def gather(shard_folders: list[Path], out_dir: Path) -> None:
     different results for one student (they were not slices of one class).
     """
     out_dir = Path(out_dir)
-    (out_dir / RESUME_FOLDER).mkdir(parents=True, exist_ok=True)
+    (out_dir / STORE_FOLDER).mkdir(parents=True, exist_ok=True)
     for folder in map(Path, shard_folders):
-        records = folder / RESUME_FOLDER
+        records = folder / STORE_FOLDER
         if not records.is_dir():
-            raise UsageError(
-                f"--merge {folder}: not a folder the grader wrote (no {RESUME_FOLDER})"
-            )
+            raise UsageError(f"--merge {folder}: not a folder the grader wrote (no {STORE_FOLDER})")
         for record in sorted(records.glob("*.json")):
             student = record.stem
-            _copy_once(record, out_dir / RESUME_FOLDER / record.name, student)
+            _copy_once(record, out_dir / STORE_FOLDER / record.name, student)
             if (folder / student).is_dir():
                 _copy_folder(folder / student, out_dir / student, student)
 

@@ -1,1 +1,1 @@
-"""What shapes the grade files beyond the verdict: summaries, the roster, late policy, LMS files."""
+"""What shapes the grade files beyond the verdict: the roster, late policy, LMS files."""

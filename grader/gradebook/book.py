@@ -5,7 +5,7 @@
     book.summaries()    # one StudentSummary per student, rostered or graded, by student id
 
 The grading pipeline hands the book each student's Grade as soon as it is scored; the book keeps
-only a StudentSummary (grader.summary), and keeps it on disk (grader.gradebook.store), so the
+only a StudentSummary (grader.reports.summary), and keeps it on disk (grader.reports.store), so the
 class report, the item-analysis export and the LMS files are built from the book without holding
 every outcome of every student, nor even every summary, in memory. With a roster
 it also gives the pipeline one "missing" result per rostered student who sent nothing, and with a
@@ -17,18 +17,18 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from grader.gradebook.late import LatePolicy
-from grader.gradebook.store import SummaryStore
-from grader.gradebook.summary import (
+from grader.gradebook.times import Submitted, hand_in_time
+from grader.intake.discover import Found
+from grader.model import MISSING, Grade, RunResult, Submission, UsageError
+from grader.reports.feedback import format_points
+from grader.reports.store import SummaryStore
+from grader.reports.summary import (
     CatalogueTest,
     StudentSummary,
     error_summary,
     one_line_comment,
     summarize,
 )
-from grader.gradebook.times import Submitted, hand_in_time
-from grader.intake.discover import Found, UsageError
-from grader.model import MISSING, Grade, RunResult, Submission
-from grader.reports.feedback import format_points
 
 MISSING_REASON = "No submission was received from you for this assignment."
 NAMES_LISTED = 10  # students named in one summary line before "and N more"

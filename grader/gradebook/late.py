@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from grader.intake.discover import UsageError
+from grader.model import UsageError
 
 METHODS = ("none", "zero", "per-hour")
 SECONDS_PER_HOUR = 3600

@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from course.manifest import load_course
-from grader.gradebook.store import in_student_order
-from grader.gradebook.summary import StudentSummary, one_line_comment
+from grader.outputs import lms_file_name, write_atomically
 from grader.reports import spreadsheet
 from grader.reports.feedback import format_points
-from grader.reports.files import write_atomically
+from grader.reports.store import in_student_order
+from grader.reports.summary import StudentSummary, one_line_comment
 
 # Canvas's gradebook import: the five student columns it exports, then one per assignment.
 # "Points Possible" is the row Canvas itself writes under the header, with the points per item.
@@ -32,8 +32,6 @@ CANVAS_POINTS_ROW = "    Points Possible"
 # and feedback columns mapped to "Feedback for <item>" on the import page.
 MOODLE_IDENTIFIER = "Username"
 MOODLE_FEEDBACK = "Feedback"
-
-SYSTEMS = ("canvas", "moodle")
 
 
 @dataclass(frozen=True)
@@ -48,11 +46,6 @@ class LmsRow:
 def rows_from_summaries(summaries: Iterable[StudentSummary]) -> Iterator[LmsRow]:
     """Yield one LmsRow per summary: the score after any late penalty, and a comment."""
     return (LmsRow(s.student, s.final_score, one_line_comment(s)) for s in summaries)
-
-
-def lms_file_name(system: str) -> str:
-    """Return the name of the export file for `system`, such as grades-canvas.csv."""
-    return f"grades-{system}.csv"
 
 
 def canvas_csv(rows: Iterable[LmsRow], assignment: str, max_score: float) -> str:

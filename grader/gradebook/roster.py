@@ -12,7 +12,7 @@ import csv
 from pathlib import Path
 
 from grader.intake import ids
-from grader.intake.discover import UsageError
+from grader.model import UsageError
 
 ID_COLUMN = "id"
 

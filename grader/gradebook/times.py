@@ -27,8 +27,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from grader.gradebook.late import parse_time
-from grader.intake.discover import UsageError
 from grader.intake.files import Folder, Refused, relative
+from grader.model import UsageError
 
 TIMESTAMP_FILE = "timestamp.txt"
 TIMESTAMP_BYTES = 1000  # nbgrader's receipt is one line

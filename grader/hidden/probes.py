@@ -11,9 +11,8 @@ from typing import Any, Final, Literal, TypedDict, Unpack
 
 from course.contract import FAILURE_CODES
 from grader.model import NotJudged
+from grader.sandbox.crossing import Limit, Opaque, ToolSpec, tag
 from grader.sandbox.handlers import Scenario, check_spec
-from grader.sandbox.inside.picture import Limit, Opaque, tag
-from grader.sandbox.inside.protocol import ToolSpec
 from grader.sandbox.observation import MISSING, Observation
 
 # Stands for private context in exception messages; it must never reach an envelope.

@@ -43,8 +43,8 @@ from grader.hidden.results import (
     UNENCODABLE_AND_LONG,
 )
 from grader.hidden.verdicts import EXCEPTION_CODES
+from grader.sandbox.crossing import ToolSpec
 from grader.sandbox.handlers import Scenario
-from grader.sandbox.inside.protocol import ToolSpec
 from grader.sandbox.session import SubmissionSession
 
 CATEGORY = "error_codes"

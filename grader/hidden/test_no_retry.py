@@ -30,8 +30,8 @@ from grader.hidden.verdicts import (
     plain_verdict,
     request_kept,
 )
+from grader.sandbox.crossing import ToolSpec
 from grader.sandbox.handlers import Scenario
-from grader.sandbox.inside.protocol import ToolSpec
 from grader.sandbox.session import SubmissionSession
 
 CATEGORY = "no_retry"

@@ -48,8 +48,7 @@ from grader.hidden.verdicts import (
     success_value,
     value_field_kept,
 )
-from grader.sandbox.inside.picture import untag
-from grader.sandbox.inside.protocol import ToolSpec
+from grader.sandbox.crossing import ToolSpec, untag
 from grader.sandbox.observation import Observation
 from grader.sandbox.session import SubmissionSession
 from grader.sandbox.values import same_json

@@ -23,9 +23,8 @@ from grader.hidden.probes import (
     raises,
     scenario,
 )
+from grader.sandbox.crossing import ToolSpec, tag
 from grader.sandbox.handlers import check_spec
-from grader.sandbox.inside.picture import tag
-from grader.sandbox.inside.protocol import ToolSpec
 from grader.sandbox.observation import Observation
 from grader.sandbox.session import SubmissionSession
 from grader.sandbox.values import same_json, shown, strings_in

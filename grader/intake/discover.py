@@ -15,15 +15,12 @@ from pathlib import Path
 
 from course.manifest import Course, load_course
 from grader.intake.files import kind_of, refusal, relative
+from grader.model import UsageError
 
 KINDS = ("lessons", "notebook", "python")
 SUFFIXES = {".ipynb": "notebook", ".py": "python"}
 # A class folder is searched this many folders deep (nbgrader's tree needs three).
 SEARCH_DEPTH = 6
-
-
-class UsageError(Exception):
-    """The command line names nothing gradable; the message is one line for the instructor."""
 
 
 @dataclass(frozen=True, slots=True)

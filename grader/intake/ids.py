@@ -13,19 +13,10 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable
 
-from grader.batch import resume, run
-from grader.gradebook import lms
-from grader.reports import class_report, files, spreadsheet
+# The names are the output folder's own (grader.outputs): the steps that write those files come
+# later in the pipeline, and intake imports none of them.
+from grader.outputs import FORMULA_STARTS, RESERVED_NAMES
 
-# Every file or folder the grader writes in DIR for the whole class.
-CLASS_FILES = (
-    files.GRADES_FILE,
-    files.TIMINGS_FILE,
-    *class_report.CLASS_FILES,
-    *(lms.lms_file_name(system) for system in lms.SYSTEMS),
-    resume.STORE_FOLDER,
-    run.LOG_FOLDER,
-)
 ADVICE = "rename the submission to the student's login and grade again"
 
 
@@ -62,12 +53,12 @@ def name_problem(student: str) -> str:
         return f"its student id {shown} holds a character that cannot be shown, such as a tab"
     if student.startswith("."):
         return f"its student id {shown} starts with a dot, as the grader's own hidden files do"
-    if student.startswith(spreadsheet.FORMULA_STARTS):
+    if student.startswith(FORMULA_STARTS):
         return (
             f"its student id {shown} starts with {student[0]}, which a spreadsheet or LMS "
             "reads as the start of a formula"
         )
-    reserved = {folding(name): name for name in CLASS_FILES}
+    reserved = {folding(name): name for name in RESERVED_NAMES}
     if folding(student) in reserved:
         return (
             f"its student id {shown} is the name of a file the grader writes for the whole "

@@ -30,8 +30,9 @@ from grader.integrations.gradescope import SELFCHECK_FILES, SELFCHECK_FOLDER, Bu
 from grader.integrations.gradescope_results import gradescope_results
 from grader.integrations.visible_checks import VisibleCheck, checks_opening, visible_checks_beside
 from grader.model import Grade, Limits, Submission
+from grader.outputs import write_atomically
 from grader.pipeline import grade_submissions, load_safely
-from grader.reports.files import results_json, write_atomically
+from grader.reports.files import results_json
 from grader.sandbox import containment, wording
 from grader.sandbox.cleanup import temporary_folder
 from grader.sandbox.opening import Opening

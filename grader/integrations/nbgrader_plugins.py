@@ -29,10 +29,10 @@ from nbgrader.preprocessors import ClearHiddenTests, OverwriteCells
 from traitlets import Bool, Float, List
 
 from grader.gradebook.late import late_penalty
-from grader.gradebook.lms import LmsRow, lms_csv, lms_file_name
+from grader.gradebook.lms import LmsRow, lms_csv
+from grader.outputs import lms_file_name, write_atomically
 from grader.reports import spreadsheet
 from grader.reports.feedback import format_points
-from grader.reports.files import write_atomically
 
 CSV_COLUMNS = (
     "assignment",

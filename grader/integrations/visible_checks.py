@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from course.checks import CHECKS
 from course.manifest import Course
 from grader.model import Limits, Submission
-from grader.sandbox.inside.protocol import CheckReply
+from grader.sandbox.crossing import CheckReply
 from grader.sandbox.opening import Opening
 from grader.sandbox.orphans import adopt_orphans, reap_orphans
 from grader.sandbox.problems import SandboxProblem

@@ -16,12 +16,12 @@ from bisect import bisect_right, insort
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from grader.gradebook.summary import NO_VERDICT, CatalogueTest, StudentSummary
 from grader.model import CATEGORIES, MISSING, POINTS_PER_CATEGORY, TEST_STATUSES
 from grader.reports import class_ranks
 from grader.reports.charts import Bar
 from grader.reports.class_runs import is_stopped
 from grader.reports.class_scores import CENTS, counted, percent, score_bands, score_sentence
+from grader.reports.summary import NO_VERDICT, CatalogueTest, StudentSummary
 
 # A category's points in one-point bands, and full marks apart.
 CATEGORY_BANDS = POINTS_PER_CATEGORY

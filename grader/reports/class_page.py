@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from typing import TextIO
 from urllib.parse import quote
 
-from grader.gradebook.summary import StudentSummary
 from grader.model import CATEGORIES, MISSING
 from grader.reports import charts
 from grader.reports.class_figures import (
@@ -34,6 +33,7 @@ from grader.reports.class_runs import RUN_STATUS_WORDS, stopped_run
 from grader.reports.class_scores import counted
 from grader.reports.class_style import STYLE
 from grader.reports.feedback import format_points
+from grader.reports.summary import StudentSummary
 
 FEEDBACK_PAGE = "feedback.html"
 

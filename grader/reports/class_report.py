@@ -3,7 +3,7 @@
     write_class_report(book.summaries(), out_dir, catalogue)
     # writes out_dir/report.html and out_dir/item-analysis.csv
 
-Everything here is built from StudentSummary values (grader.gradebook.summary), a few numbers and
+Everything here is built from StudentSummary values (grader.reports.summary), a few numbers and
 one byte per hidden test for each student, never from every outcome of every student. The page
 holds the score distribution in bands fine enough for a class that mostly passes, each
 category's distribution and share of students at full marks, a sortable table of students
@@ -23,15 +23,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TextIO, cast
 
-from grader.gradebook.store import is_stored
-from grader.gradebook.summary import (
-    NO_VERDICT,
-    CatalogueTest,
-    StudentSummary,
-    error_summary,
-    summarize,
-)
 from grader.model import MISSING, TEST_STATUSES, Grade, TestOutcome
+from grader.outputs import ITEM_ANALYSIS_FILE, REPORT_FILE, atomic_writer
 from grader.reports import class_page, spreadsheet
 from grader.reports.charts import Bar
 from grader.reports.class_figures import (
@@ -44,7 +37,14 @@ from grader.reports.class_figures import (
 from grader.reports.class_runs import RUN_STATUS_WORDS, stopped_run
 from grader.reports.class_scores import MAX_BANDS
 from grader.reports.feedback import format_points
-from grader.reports.files import atomic_writer
+from grader.reports.store import is_stored
+from grader.reports.summary import (
+    NO_VERDICT,
+    CatalogueTest,
+    StudentSummary,
+    error_summary,
+    summarize,
+)
 
 __all__ = [
     "CLASS_FILES",
@@ -62,8 +62,6 @@ __all__ = [
     "write_class_report",
 ]
 
-REPORT_FILE = "report.html"
-ITEM_ANALYSIS_FILE = "item-analysis.csv"
 CLASS_FILES = (REPORT_FILE, ITEM_ANALYSIS_FILE)
 
 # An item-analysis cell for each verdict byte: 1 passed, 0 earned nothing, empty not judged.

@@ -4,10 +4,10 @@ A stopped run is listed apart from wrong answers: "the run stopped: timed out; 4
 out", or "the run finished; 1 test crashed" when the run went on after a test's code stopped.
 """
 
-from grader.gradebook.summary import StudentSummary
 from grader.model import STOPPED_STATUSES, TEST_STATUSES, RunStatus
 from grader.reports.class_scores import counted
 from grader.reports.feedback import STATUS_WORDS
+from grader.reports.summary import StudentSummary
 
 # How the report words each run status (grader.model.RUN_STATUSES), in the students' table.
 RUN_STATUS_WORDS: dict[str, str] = {

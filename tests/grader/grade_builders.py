@@ -4,7 +4,6 @@ hidden tests, the grades its runs get, and summaries of them."""
 from collections.abc import Sequence
 from dataclasses import replace
 
-from grader.gradebook.summary import summarize
 from grader.model import (
     CATEGORIES,
     MISSING,
@@ -15,6 +14,7 @@ from grader.model import (
     Submission,
     TestOutcome,
 )
+from grader.reports.summary import summarize
 from grader.score import score
 
 CATALOGUE = (

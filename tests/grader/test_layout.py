@@ -72,6 +72,7 @@ def test_the_top_of_the_grader_holds_only_the_cli_the_pipeline_and_what_every_st
         "jobfiles.py",
         "jobstart.py",
         "model.py",
+        "outputs.py",
         "paths.py",
         "pipeline.py",
         "recording.py",

@@ -31,12 +31,8 @@ from course.supplied import (
     PermissionDeniedError,
     check_json_value,
 )
+from grader.sandbox.crossing import Tagged, answer_call, build, make_raised, tag
 from grader.sandbox.handlers import Scenario
-from grader.sandbox.inside.kinds import build
-from grader.sandbox.inside.picture import tag
-from grader.sandbox.inside.protocol import Tagged
-from grader.sandbox.inside.raising import make_raised
-from grader.sandbox.inside.recipes import answer_call
 
 SUCCESS = "success"  # the outcome of a call that must succeed (probes.SUCCESS says the same)
 PROPAGATES = "propagates"  # the handler's BaseException must leave invoke_tool unchanged

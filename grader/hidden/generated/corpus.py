@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from grader.hidden.generated.contract_model import Expected
 from grader.paths import GENERATED_CORPUS
+from grader.sandbox.crossing import untag
 from grader.sandbox.handlers import Scenario
-from grader.sandbox.inside.picture import untag
 
 CORPUS_FILE = GENERATED_CORPUS
 

@@ -26,7 +26,7 @@ from grader.hidden.generated.rules import (
 )
 from grader.hidden.generated.words import scenario_words
 from grader.model import FailedExample, NotJudged
-from grader.sandbox.inside.protocol import RaisedFact
+from grader.sandbox.crossing import RaisedFact
 from grader.sandbox.observation import Observation
 from grader.sandbox.problems import LoadFailure, SandboxForbidden, SandboxProblem
 from grader.sandbox.session import SubmissionSession

@@ -10,7 +10,7 @@ from course.contract import FAILURE_CODES
 from grader.hidden.generated.contract_model import SUCCESS
 from grader.hidden.generated.corpus import Entry
 from grader.hidden.probes import UNREADABLE, as_dict, plain
-from grader.sandbox.inside.picture import untag
+from grader.sandbox.crossing import untag
 from grader.sandbox.observation import Observation
 from grader.sandbox.values import same_json
 

@@ -41,7 +41,7 @@ from grader.hidden.generated.reading import (
     settled,
 )
 from grader.hidden.probes import MARKER
-from grader.sandbox.inside.picture import untag
+from grader.sandbox.crossing import untag
 from grader.sandbox.observation import Observation
 from grader.sandbox.values import Walk, same_json, shown, strings_in
 

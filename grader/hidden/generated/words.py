@@ -3,10 +3,8 @@
 from typing import Any
 
 from grader.hidden.probes import MARKER
+from grader.sandbox.crossing import EXCEPTION_CLASSES, ToolSpec, untag
 from grader.sandbox.handlers import Scenario
-from grader.sandbox.inside.picture import untag
-from grader.sandbox.inside.protocol import ToolSpec
-from grader.sandbox.inside.raising import EXCEPTION_CLASSES
 from grader.sandbox.values import shown
 
 # The zoo's own classes, said by what they are rather than by their private names.

@@ -28,6 +28,7 @@ from grader import cli, pipeline, recording
 from grader.batch import dispatch, run
 from grader.intake import ids
 from grader.intake.discover import student_id
+from grader.outputs import LOG_FOLDER
 from grader.paths import SUBMISSIONS
 from grader.pipeline import find_submissions, load_safely
 from grader.reports import class_report, files, spreadsheet
@@ -394,7 +395,7 @@ def test_one_failing_step_per_student_leaves_the_others_graded_and_both_files(fa
         assert float(grades[student]["score"]) == 0
     assert (out / "grades.csv").is_file()
     assert "6 students graded" in (out / "report.html").read_text(encoding="utf-8")
-    assert not (out / run.LOG_FOLDER).exists()  # no job died
+    assert not (out / LOG_FOLDER).exists()  # no job died
 
 
 @pytest.mark.bwrap
@@ -479,7 +480,7 @@ def test_a_killed_job_leaves_its_log_and_a_new_job_grades_what_it_left(monkeypat
         for tree in trees:
             tree.stop()
     assert code == 0
-    log = out / run.LOG_FOLDER / "job-0.log"
+    log = out / LOG_FOLDER / "job-0.log"
     assert log.is_file()
     line = "Job 0 was killed by SIGKILL before grading 1 of its students, a new job grades them; "
     assert any(said.startswith(f"{line}its log is {log}.") for said in stdout.splitlines())
@@ -497,12 +498,12 @@ def test_a_job_that_fails_keeps_what_it_printed_in_its_log(monkeypatch, tmp_path
     out = tmp_path / "out"
     code, stdout = _capture(lambda: cli.main(["grade", str(folder), "--out", str(out)]))
     assert code == 0
-    log = out / run.LOG_FOLDER / "job-0.log"
+    log = out / LOG_FOLDER / "job-0.log"
     assert "the last words of the job" in log.read_text(encoding="utf-8")
     assert "Job 0 ended with exit code 9 before grading 1 of its students" in stdout
     # The note itself quotes the log's last line, so the reason reaches whoever reads it first.
     assert f"its log is {log}. It ends: the last words of the job" in stdout
     # The new job, which graded "b", died too, after its last student: its log is kept as well.
-    again = out / run.LOG_FOLDER / "job-0-again-1.log"
+    again = out / LOG_FOLDER / "job-0-again-1.log"
     assert f"Job 0 (started again) ended with exit code 9; its log is {again}." in stdout
     assert read_grades(out)["b"]["status"] == "completed"

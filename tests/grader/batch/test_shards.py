@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from grader.batch.shards import Shard, gather
-from grader.intake.discover import UsageError
+from grader.model import UsageError
 from grader.paths import PROJECT_ROOT
 
 pytestmark = []

@@ -11,7 +11,7 @@ from grader.gradebook.late import (
     parse_policy,
     parse_time,
 )
-from grader.intake.discover import UsageError
+from grader.model import UsageError
 
 pytestmark = []
 

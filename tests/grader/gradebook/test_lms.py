@@ -10,8 +10,8 @@ from grade_builders import CLASS, missing_grade
 from grader_cli import run_grader
 
 from grader.gradebook import lms
-from grader.gradebook.summary import summarize
 from grader.paths import PROJECT_ROOT
+from grader.reports.summary import summarize
 
 pytestmark = []
 

@@ -3,7 +3,7 @@
 import pytest
 
 from grader.gradebook.roster import read_roster
-from grader.intake.discover import UsageError
+from grader.model import UsageError
 
 pytestmark = []
 

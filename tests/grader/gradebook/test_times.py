@@ -18,7 +18,8 @@ from grader.gradebook.times import (
     read_submitted_at,
     receipt_text,
 )
-from grader.intake.discover import UsageError, discover
+from grader.intake.discover import discover
+from grader.model import UsageError
 
 pytestmark = []
 

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from course.manifest import load_course
-from grader.intake.discover import UsageError, discover
+from grader.intake.discover import discover
+from grader.model import UsageError
 
 pytestmark = []
 

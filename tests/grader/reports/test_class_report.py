@@ -17,10 +17,10 @@ from grade_builders import (
     summary_with_points,
 )
 
-from grader.gradebook.summary import StudentSummary, summarize
 from grader.model import CATEGORIES, MISSING, RUN_STATUSES, TestOutcome
 from grader.reports import class_report
 from grader.reports.class_figures import STUDENT_NAMES_SHOWN
+from grader.reports.summary import StudentSummary, summarize
 
 pytestmark = []
 

@@ -12,9 +12,9 @@ from dataclasses import replace
 
 from grade_builders import CATALOGUE, CLASS
 
-from grader.gradebook.summary import NO_VERDICT, StudentSummary
 from grader.model import CATEGORIES, HiddenTest, RunStatus, TestStatus
 from grader.reports import class_report
+from grader.reports.summary import NO_VERDICT, StudentSummary
 
 pytestmark = []
 

@@ -7,9 +7,10 @@ import os
 import pytest
 from grade_builders import CATALOGUE, grade_for
 
-from grader.gradebook.summary import summarize
+from grader import outputs
 from grader.model import CATEGORIES, HiddenTest
 from grader.reports import files
+from grader.reports.summary import summarize
 
 pytestmark = []
 
@@ -78,7 +79,7 @@ def test_the_same_grades_give_byte_identical_files(tmp_path):
 def test_writing_atomically_replaces_the_file_and_leaves_no_temporary_file(tmp_path):
     target = tmp_path / "grades.csv"
     target.write_text("old", encoding="utf-8")
-    files.write_atomically(target, "new")
+    outputs.write_atomically(target, "new")
     assert target.read_text(encoding="utf-8") == "new"
     assert [p.name for p in tmp_path.iterdir()] == ["grades.csv"]
 

@@ -22,7 +22,7 @@ import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from typing import overload
 
-from grader.gradebook.summary import StudentSummary
+from grader.reports.summary import StudentSummary
 
 # A record is one line of JSON: these fields, in this order; the verdicts' bytes as hex digits.
 FIELDS = (

@@ -4,9 +4,9 @@ import tracemalloc
 from dataclasses import replace
 
 from grader.gradebook.book import ClassBook
-from grader.gradebook.store import SummaryStore, in_student_order
-from grader.gradebook.summary import NO_VERDICT, StudentSummary
 from grader.model import CATEGORIES, Grade
+from grader.reports.store import SummaryStore, in_student_order
+from grader.reports.summary import NO_VERDICT, StudentSummary
 from tests.grader.grade_builders import CLASS, grade_for, summary_for
 
 pytestmark = []

@@ -4,9 +4,9 @@ from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 from typing import TextIO
 
-from grader.gradebook.summary import StudentSummary
 from grader.model import CATEGORIES, Grade, JobFacts
 from grader.reports.feedback import format_points
+from grader.reports.summary import StudentSummary
 
 
 def interrupted_message(progress: "ProgressBar", out_dir: str | Path) -> str:
@@ -84,7 +84,7 @@ def summary_table(summaries: Collection[StudentSummary]) -> Iterator[str]:
     """Yield the end-of-run table's lines: one per student, with score, status and points.
 
     Two passes over `summaries` (the widths, then the rows), so a class read from disk
-    (grader.gradebook.store) is never held whole, nor is the table.
+    (grader.reports.store) is never held whole, nor is the table.
     """
     header = ["student", "score", "status", *CATEGORIES]
     widths = [len(cell) for cell in header]

@@ -70,7 +70,7 @@ class Host:
             environment["GRADER_ISOLATION"] = self.isolation
         return environment
 
-    def run(self, command, cwd, python, timeout=900):
+    def run(self, command, cwd, python, timeout=1500):
         """Run `command` as this host's user, in `cwd`; return the CompletedProcess.
 
         Root first moves the shell into the host's cgroup (only root may, from its own), then

@@ -136,7 +136,11 @@ def shape(entry: Entry, observation: Observation) -> Verdict:
 
 def inputs_unchanged(entry: Entry, observation: Observation) -> Verdict:
     """Rule 9: request and tools unchanged, and every envelope a new dict."""
-    passed_through = (PROPAGATES,) in entry.expected.outcomes and observation.raised is not None
+    raised = observation.raised
+    # The handler's very BaseException on its way out: the handler ran, and invoke_tool with it.
+    passed_through = (PROPAGATES,) in entry.expected.outcomes and bool(
+        raised and raised["same_object"]
+    )
     if not observation.envelopes and not passed_through:
         return SKIP  # invoke_tool did nothing it could be judged on: rule 8's to judge
     if observation["tools_changed"]:

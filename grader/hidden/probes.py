@@ -13,7 +13,7 @@ from course.contract import FAILURE_CODES
 from grader.model import NotJudged
 from grader.sandbox.handlers import Scenario, check_spec
 from grader.sandbox.inside.picture import Limit, Opaque, tag
-from grader.sandbox.inside.protocol import ToolSpec
+from grader.sandbox.inside.protocol import Nest, Then, ToolSpec
 from grader.sandbox.observation import MISSING, Observation
 
 # Stands for private context in exception messages; it must never reach an envelope.
@@ -85,6 +85,26 @@ FALSY_HANDLERS = {
         falsy(raises("not_found")),
     ),
 }
+
+
+def nests(
+    inner: Scenario, then: Then = "return", value: object = None, exception: str = ""
+) -> ToolSpec:
+    """A handler that calls invoke_tool itself, as `inner` says (request, tools, budget).
+
+    Then it returns `value`, or the inner envelope's value ("return_inner"), or raises a new
+    exception of the kind `exception`, carrying MARKER ("raise"). Whatever the inner call
+    raises passes through it.
+    """
+    call: Nest = {"request": tag(inner["request"]), "tools": inner["tools"]}
+    if "max_result_bytes" in inner:
+        call["max_result_bytes"] = inner["max_result_bytes"]
+    spec: ToolSpec = {"does": "nest", "nest": call, "then": then}
+    if then == "return":
+        spec["value"] = tag(value)
+    elif then == "raise":
+        spec["exception"], spec["message"] = exception, MARKER
+    return check_spec(spec)
 
 
 def flaky(value: object) -> ToolSpec:

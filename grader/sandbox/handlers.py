@@ -45,6 +45,15 @@ class Scenario(TypedDict):
     outcome_only: NotRequired[bool]  # in a batch: observe the envelope, the raise and the calls
 
 
+def inner_scenario(spec: ToolSpec) -> Scenario:
+    """Return the call of invoke_tool a "nest" tool makes, as a scenario of its own."""
+    inner = spec["nest"]
+    made: Scenario = {"request": untag(inner["request"]), "tools": inner["tools"]}
+    if "max_result_bytes" in inner:
+        made["max_result_bytes"] = inner["max_result_bytes"]
+    return made
+
+
 class RecipeError(ValueError):
     """A hidden test described a tool the worker could not build: a mistake in the suite."""
 
@@ -76,9 +85,9 @@ def check_spec(spec: ToolSpec) -> ToolSpec:
 def _check_nest(spec: ToolSpec) -> None:
     """Check a tool that calls invoke_tool: its inner call, and what it does after it."""
     inner = spec.get("nest")
-    if type(inner) is not dict or type(inner.get("tools")) is not dict:
+    if type(inner) is not dict or "request" not in inner or type(inner.get("tools")) is not dict:
         raise RecipeError("a tool that calls invoke_tool without an inner request and tools")
-    request = untag(inner.get("request"))
+    request = inner_scenario(spec)["request"]
     if type(request) is not dict or not {"id", "tool", "arguments"} <= request.keys():
         raise RecipeError(f"an inner request without an id, a tool and arguments: {request!r}")
     if spec.get("then", "return") not in THEN:

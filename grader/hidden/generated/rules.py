@@ -307,9 +307,10 @@ EVERY_FAMILY = (
     "budgets",
     "ownership",
     "retries",
+    "nested",
 )
-FAILING = ("ids", "names", "exceptions", "retries")
-VALUES = ("budgets", "inside", "outside", "ids")
+FAILING = ("ids", "names", "exceptions", "retries", "nested")
+VALUES = ("budgets", "inside", "outside", "ids", "nested")
 RULES = (
     Rule("correlation", "envelope", "1 (the request's id)", EVERY_FAMILY, correlation),
     Rule("shape", "envelope", "2 (the envelope's shape)", EVERY_FAMILY, shape),

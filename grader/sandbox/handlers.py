@@ -9,7 +9,9 @@ would do without calling it.
 
 A batch of scenarios (SubmissionSession.run_batch) hands the recipes to the guard instead,
 which answers and counts each call itself: the recipes are then as private as the channel's
-key, which the guard holds too, and no call waits for a round trip.
+key, which the guard holds too, and no call waits for a round trip. A tool that calls
+invoke_tool itself (a "nest" recipe) runs only in a batch: the guard hands its stand-in the
+inner call to make (grader/sandbox/inside/nesting.py).
 """
 
 from dataclasses import dataclass, field

@@ -13,6 +13,7 @@ where another rule, judging that very scenario, has found the fault that hides t
   or a retry changed the outcome);
 - an envelope without the field a rule reads (rule 2's);
 - a value refused as invalid_result, for the budget (the vocabulary's).
+A scenario whose handler calls invoke_tool itself is judged call by call (levels.py says how).
 """
 
 from collections.abc import Callable

@@ -336,7 +336,9 @@ def nesting(draw: st.DrawFn) -> Scenario:
     else:
         spec = nests(inner, then, value=draw(json_value))
     budget = _budget(draw(st.sampled_from(BUDGETS)))
-    return scenario(draw(request_id), {TOOL: spec}, **budget)
+    built = scenario(draw(request_id), {TOOL: spec}, **budget)
+    built["outcome_only"] = True  # the pinned ones (pinned.nested) observe everything
+    return built
 
 
 FAMILIES = (

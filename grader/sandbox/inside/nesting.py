@@ -73,10 +73,12 @@ def hand_order(records: Records, key: str, spec: ToolSpec, invoke_tool: object) 
 def take_report(records: Records, caller: FrameType, args: tuple[Any, ...]) -> Pending | None:
     """Return the waiting order a `grader.nested` event reports on, or None to refuse it.
 
-    Taking it drops the orders handed out after it that never reported (their stand-ins were
-    left by an exception), so each order is reported at most once.
+    Taking it also takes the orders handed out after it that never reported (their stand-ins
+    were left by an exception), so each order is reported at most once.
     """
-    if len(args) != 4 or type(args[0]) is not list or len(args[0]) != 3 or args[2] not in _HOW:
+    if len(args) != 4 or type(args[0]) is not list or len(args[0]) != 3:
+        return None
+    if type(args[2]) is not str or args[2] not in _HOW:  # an exact str: no __eq__ of the student's
         return None
     order, waiting = args[1], records.pending
     place = next((i for i in range(len(waiting) - 1, -1, -1) if waiting[i].order is order), None)
@@ -85,6 +87,8 @@ def take_report(records: Records, caller: FrameType, args: tuple[Any, ...]) -> P
     pending = waiting[place]
     if caller.f_code is not _NEST_CODE or caller.f_back is not pending.frame:
         return None
+    # Handed to the loop to free: a left stand-in's frame may hold the student's objects.
+    records.released.append(waiting[place:])
     del waiting[place:]
     return pending
 

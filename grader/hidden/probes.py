@@ -11,7 +11,7 @@ from typing import Any, Final, Literal, TypedDict, Unpack
 
 from course.contract import FAILURE_CODES
 from grader.model import NotJudged
-from grader.sandbox.crossing import Limit, Opaque, ToolSpec, tag
+from grader.sandbox.crossing import Limit, Nest, Opaque, Then, ToolSpec, tag
 from grader.sandbox.handlers import Scenario, check_spec
 from grader.sandbox.observation import MISSING, Observation
 
@@ -84,6 +84,26 @@ FALSY_HANDLERS = {
         falsy(raises("not_found")),
     ),
 }
+
+
+def nests(
+    inner: Scenario, then: Then = "return", value: object = None, exception: str = ""
+) -> ToolSpec:
+    """A handler that calls invoke_tool itself, as `inner` says (request, tools, budget).
+
+    Then it returns `value`, or the inner envelope's value ("return_inner"), or raises a new
+    exception of the kind `exception`, carrying MARKER ("raise"). Whatever the inner call
+    raises passes through it.
+    """
+    call: Nest = {"request": tag(inner["request"]), "tools": inner["tools"]}
+    if "max_result_bytes" in inner:
+        call["max_result_bytes"] = inner["max_result_bytes"]
+    spec: ToolSpec = {"does": "nest", "nest": call, "then": then}
+    if then == "return":
+        spec["value"] = tag(value)
+    elif then == "raise":
+        spec["exception"], spec["message"] = exception, MARKER
+    return check_spec(spec)
 
 
 def flaky(value: object) -> ToolSpec:

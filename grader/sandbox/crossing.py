@@ -20,25 +20,37 @@ from grader.sandbox.inside.picture import Limit, Opaque, tag, untag
 from grader.sandbox.inside.protocol import (
     CheckReply,
     CodeUnitMessage,
+    Nest,
+    NestedFact,
+    ObservationData,
     RaisedFact,
     Tagged,
+    Then,
     ToolSpec,
 )
 from grader.sandbox.inside.raising import EXCEPTION_CLASSES, make_raised
-from grader.sandbox.inside.recipes import answer_call
+from grader.sandbox.inside.recipes import NESTED, answer_call, every_tool, inner_key, then_answer
 
 __all__ = [
     "EXCEPTION_CLASSES",
+    "NESTED",
     "CheckReply",
     "CodeUnitMessage",
     "Limit",
+    "Nest",
+    "NestedFact",
+    "ObservationData",
     "Opaque",
     "RaisedFact",
     "Tagged",
+    "Then",
     "ToolSpec",
     "answer_call",
     "build",
+    "every_tool",
+    "inner_key",
     "make_raised",
     "tag",
+    "then_answer",
     "untag",
 ]

@@ -9,17 +9,20 @@ would do without calling it.
 
 A batch of scenarios (SubmissionSession.run_batch) hands the recipes to the guard instead,
 which answers and counts each call itself: the recipes are then as private as the channel's
-key, which the guard holds too, and no call waits for a round trip.
+key, which the guard holds too, and no call waits for a round trip. A tool that calls
+invoke_tool itself (a "nest" recipe) runs only in a batch: the guard hands its stand-in the
+inner call to make (grader/sandbox/inside/nesting.py).
 """
 
 from dataclasses import dataclass, field
 from typing import Any, NotRequired, TypedDict, get_args
 
 from grader.sandbox.inside.kinds import MAKERS
-from grader.sandbox.inside.picture import type_name
+from grader.sandbox.inside.picture import type_name, untag
 from grader.sandbox.inside.protocol import (
     Does,
     Tagged,
+    Then,
     ToolAnswer,
     ToolboxFacts,
     ToolCall,
@@ -29,6 +32,7 @@ from grader.sandbox.inside.raising import EXCEPTION_CLASSES, EXCEPTION_KINDS, ma
 from grader.sandbox.inside.recipes import answer_call
 
 DOES: tuple[Does, ...] = get_args(Does)
+THEN: tuple[Then, ...] = get_args(Then)
 
 
 class Scenario(TypedDict):
@@ -41,6 +45,15 @@ class Scenario(TypedDict):
     mutate_value: NotRequired[bool]  # change every envelope's value afterwards
     received: NotRequired[bool]  # in a batch: picture each call's arguments (ownership's need)
     outcome_only: NotRequired[bool]  # in a batch: observe the envelope, the raise and the calls
+
+
+def inner_scenario(spec: ToolSpec) -> Scenario:
+    """Return the call of invoke_tool a "nest" tool makes, as a scenario of its own."""
+    inner = spec["nest"]
+    made: Scenario = {"request": untag(inner["request"]), "tools": inner["tools"]}
+    if "max_result_bytes" in inner:
+        made["max_result_bytes"] = inner["max_result_bytes"]
+    return made
 
 
 class RecipeError(ValueError):
@@ -56,8 +69,11 @@ def check_spec(spec: ToolSpec) -> ToolSpec:
     does = spec.get("does")
     if does not in DOES:
         raise RecipeError(f"a tool that does {does!r}: it does one of {', '.join(DOES)}")
+    if does == "nest":
+        _check_nest(spec)
     kind = spec.get("exception")
-    if (does in ("raise", "mutate_then_raise", "flaky")) and kind not in EXCEPTION_KINDS:
+    raising = does in ("raise", "mutate_then_raise", "flaky") or spec.get("then") == "raise"
+    if raising and kind not in EXCEPTION_KINDS:
         raise RecipeError(f"an exception of kind {kind!r}, which raising.py cannot make")
     value = spec.get("value")
     maker = value.get("make") if type(value) is dict else None
@@ -66,6 +82,21 @@ def check_spec(spec: ToolSpec) -> ToolSpec:
     if ("args" in spec or "attributes" in spec) and kind not in EXCEPTION_CLASSES:
         raise RecipeError(f"arguments for an exception of kind {kind!r}, which has none of its own")
     return spec
+
+
+def _check_nest(spec: ToolSpec) -> None:
+    """Check a tool that calls invoke_tool: its inner call, and what it does after it."""
+    inner = spec.get("nest")
+    if type(inner) is not dict or "request" not in inner or type(inner.get("tools")) is not dict:
+        raise RecipeError("a tool that calls invoke_tool without an inner request and tools")
+    request = inner_scenario(spec)["request"]
+    if type(request) is not dict or not {"id", "tool", "arguments"} <= request.keys():
+        raise RecipeError(f"an inner request without an id, a tool and arguments: {request!r}")
+    if spec.get("then", "return") not in THEN:
+        raise RecipeError(f"a tool that calls invoke_tool and then does {spec.get('then')!r}")
+    for recipe in inner["tools"].values():
+        if check_spec(recipe)["does"] == "return_fixture":  # fixtures are built for the outer
+            raise RecipeError("an inner tool that returns its own object, which is not built")
 
 
 @dataclass

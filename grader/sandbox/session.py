@@ -16,7 +16,7 @@ from grader.model import CodeUnit, Limits
 from grader.sandbox import limit_notes
 from grader.sandbox.client import Allowance, Encoded, Worker, encode_request, worker_limits
 from grader.sandbox.clock import Stopwatch, wall_limit
-from grader.sandbox.handlers import Scenario, Toolbox
+from grader.sandbox.handlers import RecipeError, Scenario, Toolbox
 from grader.sandbox.inside.protocol import (
     BatchRequest,
     CheckReply,
@@ -27,6 +27,7 @@ from grader.sandbox.inside.protocol import (
     ToolAnswer,
     ToolCall,
 )
+from grader.sandbox.inside.recipes import every_tool
 from grader.sandbox.load_notes import FORBIDDEN_REASON, OUTPUT_REASON, capped, load_reason
 from grader.sandbox.observation import Observation, ScenarioKey, scenario_key
 from grader.sandbox.problems import (
@@ -219,6 +220,8 @@ class SubmissionSession:
         return line
 
     def _run(self, scenario: Scenario, key: ScenarioKey) -> Observation:
+        if every_tool(scenario["tools"]) is not scenario["tools"]:
+            raise RecipeError("a tool that calls invoke_tool runs only in a batch (run_batch)")
         worker = self.worker if self.worker is not None else self.start()
         toolbox = Toolbox(scenario["tools"])
         reply = self._ask(worker, _run_message(scenario, toolbox), toolbox)

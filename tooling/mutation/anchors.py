@@ -12,6 +12,9 @@ SECOND_CODES = "    kind = type(exc)\n"
 FIRST_FAILED = "        return False, exc\n"
 SECOND_FAILED = "        return failure(request_id, exception_code(exc))\n"
 FIRST_CAUGHT = "    except Exception as exc:\n"  # in call_once, and in the second's invoke_tool
+# Where each calls the handler: in the first's invoke_tool, and in the second's, inside its try.
+FIRST_CALL = '    succeeded, outcome = call_once(tools[request["tool"]], arguments)\n'
+SECOND_CALL = "        result = handler(arguments)\n"
 # Where each judges a value the handler returned: `outcome` in the first's invoke_tool, `result`
 # in the second's result_envelope.
 FIRST_VALUE = "    try:\n        text = encode_json(outcome)\n"

@@ -1,16 +1,21 @@
-"""Bug classes shown by odd exceptions and odd results (tooling/scenarios/pinned.py's scenarios).
+"""Bug classes shown by odd exceptions, odd results and nesting (tooling/scenarios/pinned.py).
 
 An exception that is falsy, whose unknown attributes raise, or that cannot be hashed; an
 exception group, a BaseExceptionGroup holding a KeyboardInterrupt, a course error down a chain
 or in another exception's args; a handler that returns an exception, a code's text or an
-envelope-shaped dict. Each bug is written for both references, with the categories it breaks
-under docs/CONTRACT.md's attribution rule.
+envelope-shaped dict; a handler that calls invoke_tool itself, which overwrites module state
+or meets a re-entrancy guard. Each bug is written for both references, with the categories it
+breaks under docs/CONTRACT.md's attribution rule.
 """
 
+import textwrap
+
 from tooling.mutation.anchors import (
+    FIRST_CALL,
     FIRST_CAUGHT,
     FIRST_FAILED,
     FIRST_VALUE,
+    SECOND_CALL,
     SECOND_FAILED,
     SECOND_VALUE,
     code_rule,
@@ -59,6 +64,47 @@ def _on_failure(name: str, categories: tuple[str, ...], first: str, second: str)
         categories,
         Edit("call_once", FIRST_FAILED, first + FIRST_FAILED),
         Edit("invoke_tool", SECOND_FAILED, second + SECOND_FAILED),
+    )
+
+
+def _indented(lines: str, spaces: int) -> str:
+    return textwrap.indent(lines, " " * spaces)
+
+
+def _around_call(name: str, categories: tuple[str, ...], before: str, after: str) -> ClassMutation:
+    """Module state written just before each reference calls the handler, read just after.
+
+    A handler that calls invoke_tool itself (the nested scenarios) overwrites it in between.
+    """
+    first = before + FIRST_CALL.strip() + "\n" + after
+    second = before + SECOND_CALL.strip() + "\n" + after
+    return ClassMutation(
+        name,
+        categories,
+        Edit("invoke_tool", FIRST_CALL, _indented(first, 4)),
+        Edit("invoke_tool", SECOND_CALL, _indented(second, 8)),
+    )
+
+
+def _refusing() -> ClassMutation:
+    """A re-entrancy guard: a call made while another one runs raises (rule 8, error_codes).
+
+    The outer call's handler then raises, and the outer call answers tool_failed, as it should.
+    The second reference calls its handler in a try whose `except Exception` would answer the
+    refusal with tool_failed instead: its guard stands before that try.
+    """
+    guard = 'if globals().get("BUSY"):\n    raise RuntimeError("invoke_tool is already running")\n'
+
+    def busy(call: str) -> str:
+        done = '    globals()["BUSY"] = False\n'
+        return f'globals()["BUSY"] = True\ntry:\n    {call.strip()}\nfinally:\n{done}'
+
+    second = _indented(guard, 4) + "    try:\n" + _indented(busy(SECOND_CALL), 8)
+    return ClassMutation(
+        "refuses-nested-calls",
+        ("error_codes",),
+        Edit("invoke_tool", FIRST_CALL, _indented(guard + busy(FIRST_CALL), 4)),
+        Edit("invoke_tool", "    try:\n" + SECOND_CALL, second),
     )
 
 
@@ -146,4 +192,17 @@ ODD_MUTATIONS = (
         "make_envelope(request_id, error=failure_code(outcome))",
         "failure(request_id, exception_code(result))",
     ),
+    _around_call(  # the outer envelope carries the inner request's id (rule 1)
+        "current-request-in-module-state",
+        ("envelope",),
+        'globals()["CURRENT_REQUEST"] = request\n',
+        'request_id = globals()["CURRENT_REQUEST"]["id"]\n',
+    ),
+    _around_call(  # the outer value is measured against the inner call's budget (rule 4)
+        "budget-in-module-state",
+        ("unicode_boundary",),
+        'globals()["BUDGET"] = max_result_bytes\n',
+        'max_result_bytes = globals()["BUDGET"]\n',
+    ),
+    _refusing(),
 )

@@ -11,8 +11,8 @@ from typing import Any
 from hypothesis import strategies as st
 
 from grader.hidden.generated.contract_model import encoded_size as encoded_size_or_none
-from grader.hidden.probes import MARKER, ROOMY, TOOL
-from grader.sandbox.handlers import Scenario
+from grader.hidden.probes import MARKER, ROOMY, TOOL, nests
+from grader.sandbox.handlers import THEN, Scenario
 from grader.sandbox.inside.kinds import MAKERS, RETURNED_EXCEPTIONS, TOUCHY_RESULTS
 from grader.sandbox.inside.picture import tag
 from grader.sandbox.inside.protocol import ToolSpec
@@ -316,6 +316,33 @@ def retries(draw: st.DrawFn) -> Scenario:
     return built
 
 
+BUDGETS = (None, None, 0, 8, 32, ROOMY)  # None: the call is given no budget, so 4096
+
+
+def _budget(budget: int | None) -> dict[str, int]:
+    return {} if budget is None else {"max_result_bytes": budget}
+
+
+@st.composite
+def nesting(draw: st.DrawFn) -> Scenario:
+    """A handler that calls invoke_tool itself with another id, budget and handler.
+
+    Then it returns its own value or the inner envelope's, or raises.
+    """
+    name = draw(st.sampled_from([TOOL, TOOL, "missing"]))
+    budget = _budget(draw(st.sampled_from(BUDGETS)))
+    inner = scenario(draw(request_id), {TOOL: draw(handler())}, tool=name, **budget)
+    then = draw(st.sampled_from(THEN))
+    if then == "raise":
+        spec = nests(inner, "raise", exception=draw(exception_spec())["exception"])
+    else:
+        spec = nests(inner, then, value=draw(json_value))
+    budget = _budget(draw(st.sampled_from(BUDGETS)))
+    built = scenario(draw(request_id), {TOOL: spec}, **budget)
+    built["outcome_only"] = True  # the pinned ones (pinned.nested) observe everything
+    return built
+
+
 FAMILIES = (
     Family("ids", ids(), 500),
     Family("names", names(), 300),
@@ -325,4 +352,5 @@ FAMILIES = (
     Family("budgets", budgets(), 500),
     Family("ownership", ownership(), 150, pinned.ownership()),
     Family("retries", retries(), 200),
+    Family("nested", nesting(), 120, pinned.nested()),
 )

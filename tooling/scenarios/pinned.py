@@ -10,8 +10,10 @@ grows by tens, not hundreds. Their kinds and makers stay out of the draws (famil
 would otherwise all change.
 """
 
+from typing import Any
+
 from course.contract import FAILURE_CODES
-from grader.hidden.probes import MARKER, ROOMY, TOOL
+from grader.hidden.probes import MARKER, ROOMY, TOOL, nests
 from grader.sandbox.handlers import Scenario
 from grader.sandbox.inside.kinds import RETURNED_EXCEPTIONS, TOUCHY_RESULTS
 from grader.sandbox.inside.picture import tag
@@ -106,4 +108,92 @@ def ownership() -> tuple[Scenario, ...]:
             one["repeat"] = 2  # the second call must not see what the first one handed out
             one["received"] = True
             built.append(one)
+    return tuple(built)
+
+
+# Handlers that call invoke_tool themselves (issue 39). A correct invoke_tool keeps everything in
+# locals, so nesting changes nothing for it; these show what module state does instead: the
+# outer envelope carrying the inner request's id or measured by the inner call's budget, a
+# re-entrancy guard refusing the inner call, a table or fallback left by an earlier call.
+VALUE = "x" * 20  # 22 bytes as JSON
+COURSE_KINDS = ("invalid_input", "permission_denied", "not_found")
+
+
+def _inner(request_id: object, spec: ToolSpec, **more: Any) -> Scenario:
+    return scenario(request_id, {TOOL: spec}, **more)
+
+
+def _nesting(outer_id: object, nest: ToolSpec, **more: Any) -> Scenario:
+    return scenario(outer_id, {TOOL: nest}, **more)
+
+
+def nested() -> tuple[Scenario, ...]:
+    """Inner calls with other ids and budgets, failing inner calls, two levels, one tool name."""
+    fits = returns({"n": 1})
+    built = [
+        # Ids of other types and values: each envelope carries its own request's.
+        _nesting("req-7", nests(_inner(7, fits), value="done")),
+        _nesting(7, nests(_inner("7", fits), then="return_inner")),
+        _nesting(0, nests(_inner("0", fits), value=0)),
+        _nesting("", nests(_inner(-1, returns("")), then="return_inner")),
+        # The outer value fits its own budget, not the inner call's, and the other way round.
+        _nesting(
+            "req-7", nests(_inner(7, fits, max_result_bytes=5), value=VALUE), max_result_bytes=30
+        ),
+        _nesting(
+            "req-7", nests(_inner(7, fits, max_result_bytes=100), value=VALUE), max_result_bytes=21
+        ),
+        _nesting("req-7", nests(_inner(7, fits), value=VALUE), max_result_bytes=22),
+        _nesting("req-7", nests(_inner(7, fits, max_result_bytes=0), value=VALUE)),
+        _nesting(
+            "req-7",
+            nests(_inner(7, returns(VALUE), max_result_bytes=22), then="return_inner"),
+            max_result_bytes=21,
+        ),
+        _nesting(
+            "req-7",
+            nests(_inner(7, returns(VALUE), max_result_bytes=21), then="return_inner"),
+            max_result_bytes=22,
+        ),
+        # An inner call that fails: an unknown tool, each course exception, a value outside.
+        _nesting("req-7", nests(_inner(7, fits, tool="missing"), then="return_inner")),
+        *(
+            _nesting("req-7", nests(_inner(7, _raising(kind, False)), value="fallback"))
+            for kind in (*COURSE_KINDS, "runtime_error")
+        ),
+        _nesting("req-7", nests(_inner(7, returns((1, 2))), then="return_inner")),
+        # The outer handler raises after a successful inner call, or a BaseException passes.
+        *(
+            _nesting("req-7", nests(_inner(7, fits), then="raise", exception=kind))
+            for kind in (*COURSE_KINDS, "value_error", "keyboard_interrupt")
+        ),
+        _nesting("req-7", nests(_inner(7, _raising("keyboard_interrupt", False)), value=1)),
+        # Two levels, each with its own id and budget.
+        _nesting(
+            "outer",
+            nests(
+                _inner(
+                    2,
+                    nests(_inner("inner", returns(VALUE), max_result_bytes=22), "return_inner"),
+                    max_result_bytes=21,
+                ),
+                then="return_inner",
+            ),
+            max_result_bytes=30,
+        ),
+        _nesting(
+            1,
+            nests(
+                _inner("middle", nests(_inner(3, fits), value=[1, 2]), max_result_bytes=8),
+                "return_inner",
+            ),
+        ),
+        # The inner table reuses the outer tool's name for another tool, or lacks the one the
+        # outer request named: no table of an earlier call may answer.
+        _nesting("req-7", nests(_inner(7, returns("inner")), then="return_inner")),
+        _nesting(
+            "req-7",
+            nests(scenario(7, {"other": fits}), then="return_inner"),
+        ),
+    ]
     return tuple(built)

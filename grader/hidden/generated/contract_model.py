@@ -12,7 +12,7 @@ the same objects (grader/sandbox/inside/kinds.py), so the model and the worker s
 
 import json
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from course.contract import (
@@ -31,8 +31,19 @@ from course.supplied import (
     PermissionDeniedError,
     check_json_value,
 )
-from grader.sandbox.crossing import Tagged, answer_call, build, make_raised, tag
-from grader.sandbox.handlers import Scenario
+from grader.sandbox.crossing import (
+    Tagged,
+    ToolSpec,
+    answer_call,
+    build,
+    every_tool,
+    inner_key,
+    make_raised,
+    tag,
+    then_answer,
+    untag,
+)
+from grader.sandbox.handlers import Scenario, inner_scenario
 
 SUCCESS = "success"  # the outcome of a call that must succeed (probes.SUCCESS says the same)
 PROPAGATES = "propagates"  # the handler's BaseException must leave invoke_tool unchanged
@@ -51,6 +62,8 @@ class Expected:
 
     `outcomes` has one entry per call of invoke_tool: every outcome a correct submission may
     give there. `value` is the picture of json.loads(encoded) for a call that must succeed.
+    `calls` counts the scenario's own tools; a tool that calls invoke_tool itself (a "nest"
+    recipe) and runs has what that inner call gives in `inner`, under the tool's name.
     """
 
     outcomes: tuple[tuple[str, ...], ...]
@@ -58,6 +71,7 @@ class Expected:
     value: Tagged = None
     size: int | None = None  # the encoded size of the handler's value, when it has one
     unencodable: bool = False  # JSON text, but not UTF-8: a lone surrogate (lesson step 4)
+    inner: dict[str, "Expected"] = field(default_factory=dict)
 
 
 def expect(scenario: Scenario) -> Expected:
@@ -71,22 +85,81 @@ def expect(scenario: Scenario) -> Expected:
     outcomes: list[tuple[str, ...]] = []
     value: Tagged = None
     size, unencodable = None, False
+    inner: dict[str, Expected] = {}
     for call in range(1, repeat + 1):
-        answer = answer_call(tools[name], call)
-        if "raise" in answer:
-            outcomes.append(exception_outcomes(make_raised(answer["raise"])))
-            continue
-        if answer.get("gives_back") == "fixture":
-            result = build(tools[name].get("fixture"))
-        elif answer.get("gives_back") == "arguments":
-            result = request["arguments"]
+        if tools[name]["does"] == "nest":  # what its inner call gives decides what it does
+            inner[name] = expect(inner_scenario(tools[name]))
+            judged = nest_outcomes(tools[name], inner[name], budget)
         else:
-            result = build(answer["return"])
-        judged = value_outcomes(result, budget)
+            judged = handler_outcomes(tools[name], call, request, budget)
+        if isinstance(judged, tuple):  # the handler raised
+            outcomes.append(judged)
+            continue
         outcomes.append(judged.outcomes[0])
         value, size, unencodable = judged.value, judged.size, judged.unencodable
     calls = {tool: repeat if tool == name else 0 for tool in tools}
-    return Expected(tuple(outcomes), calls, value, size, unencodable)
+    return Expected(tuple(outcomes), calls, value, size, unencodable, inner)
+
+
+# What one call of a handler allows: the outcomes of the exception it raises, or value_outcomes
+# of the value it returns.
+Judged = tuple[str, ...] | Expected
+
+
+def handler_outcomes(spec: ToolSpec, call: int, request: dict[str, Any], budget: int) -> Judged:
+    """Return what the `call`-th call of an ordinary tool allows."""
+    answer = answer_call(spec, call)
+    if "raise" in answer:
+        return exception_outcomes(make_raised(answer["raise"]))
+    if answer.get("gives_back") == "fixture":
+        result = build(spec.get("fixture"))
+    elif answer.get("gives_back") == "arguments":
+        result = request["arguments"]
+    else:
+        result = build(answer["return"])
+    return value_outcomes(result, budget)
+
+
+def nest_outcomes(spec: ToolSpec, inner: Expected, budget: int) -> Judged:
+    """Return what a tool that calls invoke_tool allows, once its inner call gave `inner`.
+
+    The handler does not catch: a BaseException that leaves the inner call leaves it too.
+    Otherwise it raises its own exception, returns its own value, or returns the inner
+    envelope's value: json.loads(encoded) of a success, None after a failure.
+    """
+    if inner.outcomes[0] == (PROPAGATES,):
+        return (PROPAGATES,)
+    answer = then_answer(spec)
+    if "raise" in answer:
+        return exception_outcomes(make_raised(answer["raise"]))
+    if spec.get("then") == "return_inner":
+        succeeded = inner.outcomes[0] == (SUCCESS,)
+        return value_outcomes(untag(inner.value) if succeeded else None, budget)
+    return value_outcomes(build(answer["return"]), budget)
+
+
+def every_inner(expected: Expected, outer: str = "") -> dict[str, Expected]:
+    """Return what each inner call gives, at every depth, by its nest tool's key."""
+    found: dict[str, Expected] = {}
+    for name, inner in expected.inner.items():
+        key = inner_key(outer, name) if outer else name
+        found[key] = inner
+        found.update(every_inner(inner, key))
+    return found
+
+
+def every_call(scenario: Scenario, expected: Expected) -> dict[str, int]:
+    """Return the calls of every tool the scenario may call, by key (recipes.every_tool).
+
+    The tools of an inner call that does not run are called no more than those of one that
+    runs and does not ask for them.
+    """
+    calls = dict.fromkeys(every_tool(scenario["tools"]), 0)
+    calls.update(expected.calls)
+    for name, inner in expected.inner.items():
+        below = every_call(inner_scenario(scenario["tools"][name]), inner)
+        calls.update({inner_key(name, key): count for key, count in below.items()})
+    return calls
 
 
 def exception_outcomes(error: BaseException) -> tuple[str, ...]:

@@ -3,6 +3,7 @@
 import functools
 import json
 from dataclasses import dataclass
+from typing import Any
 
 from grader.hidden.generated.contract_model import Expected
 from grader.paths import GENERATED_CORPUS
@@ -28,14 +29,18 @@ def families() -> dict[str, tuple[Entry, ...]]:
     return {name: tuple(_entry(item) for item in items) for name, items in data.items()}
 
 
-def _entry(item: dict[str, dict[str, object]]) -> Entry:
-    expected = item["expected"]
-    outcomes = tuple(tuple(str(o) for o in call) for call in expected["outcomes"])  # type: ignore[attr-defined]
-    model = Expected(
-        outcomes,
-        dict(expected["calls"]),  # type: ignore[call-overload]
-        expected["value"],
-        expected["size"],  # type: ignore[arg-type]
-        bool(expected["unencodable"]),
+def _entry(item: dict[str, Any]) -> Entry:
+    expected = _expected(item["expected"])
+    return Entry(item["scenario"], expected, untag(expected.value))
+
+
+def _expected(data: dict[str, Any]) -> Expected:
+    """Return the Expected that dataclasses.asdict wrote as `data`, its inner calls' too."""
+    return Expected(
+        tuple(tuple(str(o) for o in call) for call in data["outcomes"]),
+        dict(data["calls"]),
+        data["value"],
+        data["size"],
+        bool(data["unencodable"]),
+        {name: _expected(inner) for name, inner in data.get("inner", {}).items()},
     )
-    return Entry(item["scenario"], model, untag(expected["value"]))  # type: ignore[arg-type]

@@ -13,6 +13,7 @@ students' code shows the same thing on most scenarios, and those are judged once
 
 from dataclasses import dataclass, field
 
+from grader.hidden.generated import levels
 from grader.hidden.generated.corpus import Entry, families
 from grader.hidden.generated.reading import UNANSWERED
 from grader.hidden.generated.rules import (
@@ -88,7 +89,7 @@ class FamilyRun:
         seen = self.known.verdicts.setdefault((self.name, index), {})
         verdicts = None if digest is None else seen.get(digest)
         if verdicts is None:
-            verdicts = tuple(rule.check(entry, observation) for rule in self.rules)
+            verdicts = levels.verdicts(self.rules, entry, observation)
             if digest is not None and len(seen) < KNOWN_PER_SCENARIO:
                 seen[digest] = verdicts
         return verdicts

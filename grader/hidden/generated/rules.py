@@ -13,6 +13,7 @@ where another rule, judging that very scenario, has found the fault that hides t
   or a retry changed the outcome);
 - an envelope without the field a rule reads (rule 2's);
 - a value refused as invalid_result, for the budget (the vocabulary's).
+A scenario whose handler calls invoke_tool itself is judged call by call (levels.py says how).
 """
 
 from collections.abc import Callable
@@ -338,9 +339,10 @@ EVERY_FAMILY = (
     "budgets",
     "ownership",
     "retries",
+    "nested",
 )
-FAILING = ("ids", "names", "exceptions", "retries")
-VALUES = ("budgets", "inside", "outside", "ids")
+FAILING = ("ids", "names", "exceptions", "retries", "nested")
+VALUES = ("budgets", "inside", "outside", "ids", "nested")
 RULES = (
     Rule("correlation", "envelope", "1 (the request's id)", EVERY_FAMILY, correlation, "rule 1"),
     Rule("shape", "envelope", "2 (the envelope's shape)", EVERY_FAMILY, shape, "rule 2"),

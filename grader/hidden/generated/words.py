@@ -4,7 +4,7 @@ from typing import Any
 
 from grader.hidden.probes import MARKER
 from grader.sandbox.crossing import EXCEPTION_CLASSES, ToolSpec, untag
-from grader.sandbox.handlers import Scenario
+from grader.sandbox.handlers import Scenario, inner_scenario
 from grader.sandbox.values import shown
 
 # The zoo's own classes, said by what they are rather than by their private names.
@@ -120,7 +120,21 @@ def handler_words(spec: ToolSpec) -> str:
         return f"{falsy}returns its own stored object {shown(untag(spec['fixture']))}"
     if does == "return_arguments":
         return f"{falsy}returns the very arguments it was given"
+    if does == "nest":
+        return f"{falsy}{nest_words(spec)}"
     return f"{falsy}returns {_value(spec)}"
+
+
+def nest_words(spec: ToolSpec) -> str:
+    """Say what a tool that calls invoke_tool itself does: that call, and what it does then."""
+    then = spec.get("then", "return")
+    if then == "raise":
+        after = f"raises {exception_words(spec)}"
+    elif then == "return_inner":
+        after = 'returns the "value" of the envelope it got'
+    else:
+        after = f"returns {_value(spec)}"
+    return f"itself calls invoke_tool ({scenario_words(inner_scenario(spec))}), then {after}"
 
 
 # Objects a tool returns (kinds.RETURNED_EXCEPTIONS, TOUCHY_RESULTS), said as what they are.

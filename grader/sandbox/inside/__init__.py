@@ -11,6 +11,7 @@ the project is this folder, `course/` and the empty packages above it.
     guard       the audit hook holding the channel, its key and every record (never reachable)
     steps       the loop's steps as the guard answers them: work, scenarios, replies (guard-only)
     batch       a batch of scenarios whose tool calls the guard answers itself (guard-only)
+    nesting     a tool that calls invoke_tool itself: the guard's orders and reports (guard-only)
     recipes     one reading of a tool's recipe, for the guard and the trusted side alike
     raising     builds the exceptions a tool raises from the recipes (guard-only)
     kinds       builds the values a tool returns from the recipes (guard-only)

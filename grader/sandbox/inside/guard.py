@@ -34,6 +34,7 @@ from grader.sandbox.inside.rules import (
     FRAME_ATTRIBUTES,
     FRAME_EVENTS,
     LOOP_EVENTS,
+    NESTED,
     PROC,
     REFUSED,
     WATCHED,
@@ -124,10 +125,8 @@ class Guard:
             if self.owed_limit is not None:
                 limit = self.student_limit(limit)
             caller = None
-            if event in LOOP_EVENTS:  # only they are checked for where they come from
-                self.reading_frame = True
-                caller = _getframe(2)  # answer <- hook <- the caller
-                self.reading_frame = False
+            if event in LOOP_EVENTS or event == NESTED:  # checked for where they come from
+                caller = self.frame_at(2)  # answer <- hook <- the caller
             return self.handle(event, args, caller)
         finally:
             self.busy = self.reading_frame = False
@@ -137,6 +136,14 @@ class Guard:
                 _set_limit(limit)
             except BaseException:  # deeper than the limit right now: put it back next time
                 self.owed_limit = limit
+
+    def frame_at(self, depth: int) -> types.FrameType:
+        """Return the frame `depth` calls below the caller's, read as the guard's own reading."""
+        self.reading_frame = True
+        try:
+            return _getframe(depth + 1)
+        finally:
+            self.reading_frame = False
 
     def student_limit(self, limit: int) -> int:
         """Return the student's own recursion limit, `limit` unless an earlier event owes one."""
@@ -190,11 +197,17 @@ class Guard:
     ) -> BaseException | None:
         """Handle one `grader.` event; return an exception to raise in the caller, or None.
 
-        `caller` is the frame that sent one of LOOP_EVENTS, and None for any other event.
+        `caller` is the frame that sent one of LOOP_EVENTS or NESTED, and None for any other.
         """
         try:
             if event == "grader.call":
-                return self.steps.call(args[0], args[1])
+                thrown = self.steps.call(args[0], args[1])
+                if self.steps.handed is not None:  # an order: only that stand-in may report
+                    self.steps.handed.frame = self.frame_at(3)  # handle <- answer <- hook <- it
+                    self.steps.handed = None
+                return thrown
+            if event == NESTED and caller is not None:
+                return self.steps.nested(caller, args)
             if event == "grader.forbid":
                 return self.forbid(args[0] if type(args[0]) is str else "this")
             if caller is None or not self.from_loop(caller):

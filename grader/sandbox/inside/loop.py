@@ -3,7 +3,9 @@
 Student code runs above these frames and may walk down to them (logging and `traceback` do), so
 they hold nothing but what `invoke_tool` is given anyway. Requests come in, and observations go
 out, through `sys.audit` events that only the guard's hook answers; it takes the lifecycle events
-only from this loop's own frame, so a submission that sends them itself is refused.
+only from this loop's own frame, and the report of a call of `invoke_tool` made inside a tool
+only from `nest`, run by the stand-in it was ordered to, so a submission that sends them itself
+is refused.
 """
 
 from __future__ import annotations
@@ -22,6 +24,9 @@ if TYPE_CHECKING:
     from typing import TextIO
 
     Tool = Callable[[object], object]  # what invoke_tool is given for each tool
+    # What the guard hands a stand-in whose tool calls invoke_tool itself: the inner request,
+    # each inner tool's (key, name, falsy), the keyword arguments, and the function to call.
+    Order = tuple[object, tuple[tuple[str, str, bool], ...], dict[str, int], Callable[..., object]]
 
 # Private built-ins: a submission that patches `builtins` cannot change how this loop runs.
 __builtins__ = dict(vars(builtins))
@@ -95,29 +100,61 @@ def flush(streams: Iterable[TextIO]) -> None:
             stream.flush()
 
 
-def tool(name: str, audit: Callable[..., None], falsy: bool = False) -> Tool:
+def tool(key: str, audit: Callable[..., None], falsy: bool = False, name: str = "") -> Tool:
     """Return the callable that stands for one tool: each call is answered by the trusted side.
 
+    The guard knows the tool by `key`; its own name is `name` (the key, unless given), which
+    differs for a tool of a table that a tool's own call of invoke_tool hands out.
     With `falsy`, it is a callable object whose truth value is False: a handler is any callable,
     and `if not handler` must not take it for a missing one.
     """
 
     def call(arguments: object) -> object:
-        box: list[object] = [arguments, None, 0]  # the guard puts the result in it
+        # The guard puts the result in it, or an order to call invoke_tool (box[3]).
+        box: list[Any] = [arguments, None, 0, None]
         try:
-            audit("grader.call", box, name)
+            audit("grader.call", box, key)
         except BaseException as error:  # the tool's exception, raised for it by the guard
             depth, box = box[2], None
             # Without the guard's frames: the student's traceback starts at this call, and
             # goes as deep as the tool says its error was raised.
             raise_at_depth(_STRIP(error, None), depth if type(depth) is int else 0)
-        result, answered, box = box[0], box[1] is not None, None
+        result, answered, order, box = box[0], box[1] is not None, box[3], None
+        if order is not None:  # the tool calls invoke_tool itself, which the guard cannot do
+            return nest(order, audit)
         if not answered:  # the guard could not take the call (say, deep in recursion)
             raise RuntimeError("The tool could not be called here.")
         return result
 
-    call.__name__ = call.__qualname__ = name
+    call.__name__ = call.__qualname__ = name or key
     return FalsyTool(call) if falsy else call
+
+
+def nest(order: Order, audit: Callable[..., None]) -> object:
+    """Call invoke_tool from inside a tool, as the guard's order says; report what it gave.
+
+    Here, not in the guard: invoke_tool is student code. What the inner call raised passes
+    through this tool, as through a handler that does not catch it; once it has returned, the
+    guard says what the tool then does. The guard takes a report only from this function's own
+    code, called by the very stand-in the order was handed to, so student code cannot forge one.
+    """
+    request, tools, keyword, invoke_tool = order
+    handed = {name: tool(key, audit, falsy, name) for key, name, falsy in tools}
+    box: list[Any] = [None, None, 0]  # the guard puts what the tool returns in it
+    try:
+        envelope = invoke_tool(request, handed, **keyword)
+    except BaseException as error:
+        audit("grader.nested", box, order, "raised", error)
+        raise
+    try:
+        audit("grader.nested", box, order, "returned", envelope)
+    except BaseException as error:  # the tool's own exception, raised for it by the guard
+        depth, box = box[2], None
+        raise_at_depth(_STRIP(error, None), depth if type(depth) is int else 0)
+    result, answered, box = box[0], box[1] is not None, None
+    if not answered:  # the guard could not take the report (say, deep in recursion)
+        raise RuntimeError("The tool could not be called here.")
+    return result
 
 
 def raise_at_depth(error: BaseException, depth: int) -> None:

@@ -71,7 +71,19 @@ Does = Literal[
     "flaky",
     "return_fixture",
     "return_arguments",
+    "nest",
 ]
+# What a tool that calls invoke_tool itself ("nest") does once the inner call has returned:
+# return its own value, return the inner envelope's value, or raise its own exception.
+Then = Literal["return", "return_inner", "raise"]
+
+
+class Nest(TypedDict):
+    """The call of invoke_tool a "nest" tool makes from inside its handler, as data."""
+
+    request: Tagged  # the inner request's picture: a new copy is built at every call
+    tools: dict[str, "ToolSpec"]  # the inner tools table: ordinary recipes, nests too
+    max_result_bytes: NotRequired[int]  # the inner call's own budget, if it is given one
 
 
 class ToolSpec(TypedDict):
@@ -86,6 +98,8 @@ class ToolSpec(TypedDict):
     depth: NotRequired[int]  # raised that many frames below the call, as from a deep helper
     fixture: NotRequired[Tagged]  # the object it holds, for return_fixture
     falsy: NotRequired[bool]  # a callable object whose truth value is False
+    nest: NotRequired[Nest]  # for "nest": the call of invoke_tool it makes (only in a batch)
+    then: NotRequired[Then]  # for "nest": what it does after that call ("value", "exception")
 
 
 class RunRequest(TypedDict):
@@ -165,6 +179,14 @@ class RaisedFact(TypedDict):
     changed: NotRequired[list[str]]  # what it carried that changed on the way out
 
 
+class NestedFact(TypedDict):
+    """What one call of invoke_tool made by a "nest" tool gave: an envelope, or what it raised."""
+
+    at: str  # the nest tool's key: its name, or "outer/inner" for a tool of an inner table
+    envelope: NotRequired[Tagged]
+    raised: NotRequired[RaisedFact]
+
+
 class ScenarioFacts(TypedDict):
     """What only the scenario's objects could show, measured as invoke_tool returned.
 
@@ -185,6 +207,7 @@ class ScenarioFacts(TypedDict):
     arguments_shared: NotRequired[bool]  # a tool was given an object the request holds or held
     fixtures_after: NotRequired[dict[str, Tagged]]  # with mutate_value
     request_after_mutation: NotRequired[Tagged]  # with mutate_value
+    nested: NotRequired[list[NestedFact]]  # the nested calls, as each one ended (if any ran)
 
 
 class WorkerFacts(ScenarioFacts):

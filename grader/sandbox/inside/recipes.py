@@ -21,6 +21,33 @@ __builtins__ = dict(vars(builtins))  # type: ignore[assignment]
 
 # What a raising recipe may say of its exception besides its kind and message.
 _RAISING_EXTRAS = ("args", "attributes", "depth")
+# Joins a "nest" tool's key and the name of a tool in the table its inner call is given: that
+# tool's key. A scenario's own tools are keyed by their names.
+NESTED = "/"
+
+
+def inner_key(outer: str, name: str) -> str:
+    """Return the key of the tool `name` of the table the nest tool keyed `outer` hands out."""
+    return f"{outer}{NESTED}{name}"
+
+
+def every_tool(specs: dict[str, ToolSpec]) -> dict[str, ToolSpec]:
+    """Return every tool a scenario may call, by key: its own, and those its nest tools hand out.
+
+    `specs` itself when no tool nests (nearly every scenario): nothing is copied then.
+    """
+    if not any(spec["does"] == "nest" for spec in specs.values()):
+        return specs
+    found: dict[str, ToolSpec] = {}
+    tables = [("", specs)]
+    while tables:
+        outer, table = tables.pop()
+        for name, spec in table.items():
+            key = inner_key(outer, name) if outer else name
+            found[key] = spec
+            if spec["does"] == "nest":
+                tables.append((key, spec["nest"]["tools"]))
+    return found
 
 
 def answer_call(spec: ToolSpec, call_number: int) -> ToolAnswer:
@@ -40,6 +67,17 @@ def answer_call(spec: ToolSpec, call_number: int) -> ToolAnswer:
     else:
         answer["return"] = spec.get("value")  # None's picture is None
     return answer
+
+
+def then_answer(spec: ToolSpec) -> ToolAnswer:
+    """Return what a nest tool does once its inner call has returned: return or raise its own.
+
+    A tool that returns the inner call's value ("return_inner") is answered by the guard, which
+    reads that value from the envelope itself.
+    """
+    if spec.get("then") == "raise":
+        return answer_call({**spec, "does": "raise"}, 1)
+    return {"mutate": False, "return": spec.get("value")}
 
 
 def carry_out(

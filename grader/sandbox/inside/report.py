@@ -16,9 +16,17 @@ from typing import TYPE_CHECKING, Any
 
 from grader.sandbox.inside.kinds import made_by_maker, mutate_deeply
 from grader.sandbox.inside.picture import entry, same_picture, tag, type_name
+from grader.sandbox.inside.recipes import every_tool
 
 if TYPE_CHECKING:
-    from grader.sandbox.inside.protocol import RaisedFact, RunRequest, ScenarioFacts
+    from grader.sandbox.inside.nesting import Pending
+    from grader.sandbox.inside.protocol import (
+        NestedFact,
+        RaisedFact,
+        RunRequest,
+        ScenarioFacts,
+        ToolSpec,
+    )
 
 # Private built-ins: see grader/sandbox/inside/picture.py.
 __builtins__ = dict(vars(builtins))  # type: ignore[assignment]
@@ -38,7 +46,7 @@ _WALK_LIMIT = 100_000
 _get_limit = sys.getrecursionlimit
 _set_limit = sys.setrecursionlimit
 # Deep enough for the tagged picture of any value the pictures carry, whatever the student set.
-_RECURSION_FOR_REPORTS = 2_000
+RECURSION_FOR_REPORTS = 2_000
 
 
 class Records:
@@ -71,12 +79,20 @@ class Records:
         self.observation: ScenarioFacts | str | None = None
         self.released: list[object] = []  # what describing let go of, for the loop to free
         self.arguments_shared = False  # a tool was given an object the request holds
-        # In a batch, the guard answers the calls itself: what the trusted side counts otherwise.
-        self.calls: dict[str, int] = dict.fromkeys(options.get("specs") or (), 0)
+        # In a batch, every tool the scenario may call, by key (recipes.every_tool), for the
+        # guard to answer itself; what the trusted side counts otherwise, the guard counts.
+        specs = options.get("specs")
+        self.specs: dict[str, ToolSpec] | None = None if specs is None else every_tool(specs)
+        self.calls: dict[str, int] = dict.fromkeys(self.specs or (), 0)
         self.received: dict[str, list[object]] = (
-            {name: [] for name in options["specs"]} if options.get("received") else {}
+            {key: [] for key in self.specs or ()} if options.get("received") else {}
         )
         self.raised_types: list[str] = []
+        # Calls of invoke_tool made inside a tool (nesting.py): those ordered and not yet
+        # reported, what each reported, and the envelopes themselves (rule 9: none is reused).
+        self.pending: list[Pending] = []
+        self.nested: list[NestedFact] = []
+        self.nested_envelopes: list[object] = []
 
     def note_built(self, recipe: object, value: object) -> None:
         """Keep `value` for close_coroutines if a maker built it from `recipe`."""
@@ -87,7 +103,7 @@ class Records:
 def describe(records: Records, released: list[object]) -> ScenarioFacts:
     """Return the worker's part of the observation; changes the envelopes if asked to."""
     limit = _get_limit()
-    _set_limit(max(limit, _RECURSION_FOR_REPORTS))
+    _set_limit(max(limit, RECURSION_FOR_REPORTS))
     try:
         return _describe(records, released)
     finally:
@@ -98,11 +114,13 @@ def _describe(records: Records, released: list[object]) -> ScenarioFacts:
     envelopes, request = records.envelopes, records.request
     observation: ScenarioFacts = {
         "envelopes": [tag(envelope) for envelope in envelopes],
-        "raised": _describe_raised(records),
+        "raised": None if records.raised is None else raised_fact(records, records.raised),
         "tools_changed": _tools_changed(records),
         "reused_object": any(_is_input(envelope, records) for envelope in envelopes),
-        "same_envelope": len(envelopes) > 1 and envelopes[0] is envelopes[1],
+        "same_envelope": _same_envelope(records),
     }
+    if records.nested:
+        observation["nested"] = records.nested
     if any(_holds_thrown(envelope, records) for envelope in envelopes):
         observation["holds_exception"] = True
     if records.outcome_only:
@@ -124,10 +142,16 @@ def _describe(records: Records, released: list[object]) -> ScenarioFacts:
     return observation
 
 
-def _describe_raised(records: Records) -> RaisedFact | None:
-    raised = records.raised
-    if raised is None:
-        return None
+def _same_envelope(records: Records) -> bool:
+    """Say whether two calls returned the very same envelope, a nested call's among them."""
+    envelopes = records.envelopes
+    if len(envelopes) > 1 and envelopes[0] is envelopes[1]:
+        return True
+    return any(inner is envelope for inner in records.nested_envelopes for envelope in envelopes)
+
+
+def raised_fact(records: Records, raised: BaseException) -> RaisedFact:
+    """Describe what a call of invoke_tool raised: its type, and whether a tool raised it."""
     found = [i for i, error in enumerate(records.thrown) if raised is error]
     described: RaisedFact = {"type": type_name(type(raised)), "same_object": bool(found)}
     if found:

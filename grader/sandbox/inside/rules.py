@@ -65,6 +65,9 @@ LOOP_EVENTS = frozenset(
         "grader.end",
     )
 )
+# The report of a call of invoke_tool made inside a tool (grader/sandbox/inside/nesting.py): it
+# must come from the loop's `nest`, run by the stand-in it was ordered to.
+NESTED = "grader.nested"
 # The loop events at which the guard checks that the loop's module is as it was: those just
 # before a reply (the loop binds what it uses as locals before student code runs, so a change
 # cannot alter what it does before then; the change is labelled in that very reply). Checking

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from grader.sandbox.inside.batch import Batch, answer_locally
 from grader.sandbox.inside.channel import MEMORY_REPLY, Channel
 from grader.sandbox.inside.kinds import build
+from grader.sandbox.inside.nesting import answer_report, hand_order, take_report
 from grader.sandbox.inside.picture import tag, type_name
 from grader.sandbox.inside.recipes import carry_out
 from grader.sandbox.inside.replies import check_reply, load_reply
@@ -31,7 +32,9 @@ from grader.sandbox.inside.report import (
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from types import FrameType
 
+    from grader.sandbox.inside.nesting import Pending
     from grader.sandbox.inside.protocol import (
         BatchRequest,
         CheckReply,
@@ -67,6 +70,9 @@ class Steps:
         # events in that order, and the handlers of those between assert as much for mypy.
         self.records: Records | None = None
         self.batch: Batch | None = None  # the BatchRequest being run, if any
+        self.invoke_tool: object = None  # the submission's, for the tools that call it (nesting)
+        # The order the last tool call was answered with, for the guard to note its frame.
+        self.handed: Pending | None = None
 
     def batch_continues(self) -> bool:
         """Say whether a batch has scenarios left: the loop is checked before its one reply."""
@@ -123,6 +129,7 @@ class Steps:
         """Tell the trusted side whether the submission loaded and defined invoke_tool."""
         reply = load_reply(outcome, invoke_tool, self.forbidden)
         self.ready = not isinstance(reply, str) and reply["loaded"]
+        self.invoke_tool = invoke_tool if self.ready else None
         self.reply(reply)
 
     def checked(self, _box: None, outcome: Any, text: object) -> None:
@@ -205,17 +212,21 @@ class Steps:
     def call(self, box: Any, name: object) -> BaseException | None:
         """Ask the trusted side what the tool does, do it, and leave the result in `box`."""
         records = self.records
-        if type(box) is not list or len(box) != 3:
+        if type(box) is not list or len(box) != 4:
             return self.forbid("calling a tool that way")
-        if records is None or type(name) is not str or name not in records.stubs:
+        specs = None if records is None else records.specs  # every tool's, in a batch
+        if records is None or type(name) is not str or name not in (specs or records.stubs):
             return self.forbid("calling a tool outside the test that gave it")
         arguments = box[0]
         if not records.arguments_shared and not records.outcome_only:
             records.arguments_shared = shares_with_request(records, arguments)
-        specs = records.options.get("specs")
         answer: ToolAnswer | None
         if specs is not None:
             answer = answer_locally(records, specs, name, arguments)
+            if specs[name]["does"] == "nest":  # the stand-in calls invoke_tool, as ordered
+                self.handed = hand_order(records, name, specs[name], self.invoke_tool)
+                box[3], box[1] = self.handed.order, True
+                return None
         else:
             # When it began to wait: the trusted side does not charge the student for its answer.
             self.channel.send({"call": name, "arguments": tag(arguments), "at": _monotonic()})
@@ -234,6 +245,14 @@ class Steps:
         records.handed.append(result)
         box[0] = result
         return None
+
+    def nested(self, caller: FrameType, args: tuple[Any, ...]) -> BaseException | None:
+        """Take the report of a call of invoke_tool a tool made; answer what the tool does then."""
+        records = self.records
+        pending = None if records is None else take_report(records, caller, args)
+        if records is None or pending is None:
+            return self.forbid("sending the grader's own events")
+        return answer_report(records, pending, args[0], args[2], args[3])
 
     def build_value(self, records: Records, recipe: Tagged) -> object:
         """Build a value from a recipe; note one a maker built, for `close_coroutines`."""

@@ -12,9 +12,22 @@ from course.contract import (
     RESULT_TOO_LARGE,
     TOOL_FAILED,
 )
-from grader.hidden.generated.contract_model import PROPAGATES, SUCCESS, expect
+from grader.hidden.generated.contract_model import (
+    PROPAGATES,
+    SUCCESS,
+    every_call,
+    every_inner,
+    expect,
+)
 from grader.hidden.generated.corpus import families
-from grader.hidden.probes import raises, returns, returns_arguments, returns_made, scenario
+from grader.hidden.probes import (
+    nests,
+    raises,
+    returns,
+    returns_arguments,
+    returns_made,
+    scenario,
+)
 from grader.sandbox.inside.picture import untag
 from grader.sandbox.values import same_json
 from tooling.scenarios.inprocess import run
@@ -40,11 +53,19 @@ def test_every_generated_scenario_is_what_the_reference_does(reference):
         warnings.simplefilter("ignore", RuntimeWarning)  # coroutines a reference refused
         for family, entries in families().items():
             for entry in entries:
-                outcomes, calls = run(invoke_tool, entry.scenario)
-                fits = calls == entry.expected.calls
+                inner: dict[str, list] = {}
+                outcomes, calls = run(invoke_tool, entry.scenario, inner)
+                fits = calls == every_call(entry.scenario, entry.expected)
                 for (got, value), allowed in zip(outcomes, entry.expected.outcomes, strict=True):
                     fits = fits and got in allowed
                     fits = fits and (got != SUCCESS or same_json(value, entry.value))
+                # Each call a handler made of invoke_tool, at every depth, once.
+                expected_inner = every_inner(entry.expected)
+                fits = fits and inner.keys() == expected_inner.keys()
+                for key, expected in expected_inner.items():
+                    [(got, value)] = inner[key]
+                    fits = fits and got in expected.outcomes[0]
+                    fits = fits and (got != SUCCESS or same_json(value, untag(expected.value)))
                 if not fits:
                     disagreements.append((family, entry.scenario))
     assert disagreements == []
@@ -127,3 +148,43 @@ def test_a_handler_returning_its_arguments_succeeds_with_them_at_every_call():
     expected = expect(built)
     assert expected.outcomes == ((SUCCESS,), (SUCCESS,))
     assert same_json(untag(expected.value), {"q": [1, {"r": "s"}]})
+
+
+def test_a_nested_call_is_expected_on_its_own_request_budget_and_tools():
+    inner = scenario(returns({"n": 1}), request_id=7, max_result_bytes=5)
+    expected = expect(scenario(nests(inner, value="x" * 20), max_result_bytes=22))
+    assert expected.outcomes == ((SUCCESS,),)  # 22 bytes: its own budget, not the inner 5
+    assert expected.inner["probe"].outcomes == ((RESULT_TOO_LARGE,),)  # 7 bytes over 5
+    assert every_call(scenario(nests(inner)), expected) == {"probe": 1, "probe/probe": 1}
+
+
+def test_a_tool_returning_the_inner_value_returns_none_after_a_failure():
+    failing = scenario(raises("not_found"), request_id=7)
+    expected = expect(scenario(nests(failing, then="return_inner")))
+    assert expected.inner["probe"].outcomes == ((NOT_FOUND,),)
+    assert expected.outcomes == ((SUCCESS,),) and expected.value is None
+
+
+def test_a_base_exception_of_an_inner_handler_leaves_both_calls():
+    interrupted = scenario(raises("keyboard_interrupt"), request_id=7)
+    expected = expect(scenario(nests(interrupted, then="raise", exception="not_found")))
+    assert expected.outcomes == ((PROPAGATES,),)
+    assert expected.inner["probe"].outcomes == ((PROPAGATES,),)
+
+
+def test_the_tools_of_a_nested_call_that_never_runs_are_not_called():
+    never = scenario(nests(scenario(returns(1))))
+    never["request"]["tool"] = "missing"
+    expected = expect(never)
+    assert expected.outcomes == (("unknown_tool",),) and expected.inner == {}
+    assert every_call(never, expected) == {"probe": 0, "probe/probe": 0}
+
+
+def test_two_levels_of_nesting_are_expected_by_their_keys():
+    deepest = scenario(returns([1]), request_id="deepest")
+    middle = scenario(nests(deepest, then="return_inner"), request_id=2, max_result_bytes=2)
+    expected = expect(scenario(nests(middle, then="return_inner")))
+    assert set(every_inner(expected)) == {"probe", "probe/probe"}
+    assert every_inner(expected)["probe/probe"].outcomes == ((SUCCESS,),)
+    assert expected.inner["probe"].outcomes == ((RESULT_TOO_LARGE,),)  # [1] is 3 bytes
+    assert expected.outcomes == ((SUCCESS,),) and expected.value is None

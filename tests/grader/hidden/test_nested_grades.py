@@ -1,0 +1,51 @@
+"""A handler that itself calls invoke_tool: the bugs only nesting shows lose their own points.
+
+Each buggy fixture below is right on every call that is not nested, so before the suite had
+nested scenarios (issue 39) each kept full marks. Graded end to end, each must now lose points
+in the category of the one rule it breaks, and the reference must keep every point.
+"""
+
+import shutil
+from pathlib import Path
+
+import pytest
+from grader_cli import read_grades, run_grader
+
+from grader.model import CATEGORIES
+
+pytestmark = [pytest.mark.bwrap]
+
+SUBMISSIONS = Path(__file__).resolve().parents[3] / "fixtures" / "submissions"
+# The fixture, by the student name it is graded under, and the one category it must lose in.
+NESTING_BUGS = {
+    "current-request": ("buggy/envelope/current-request-in-module-global.py", "envelope"),
+    "budget": ("buggy/unicode_boundary/budget-in-module-global.py", "unicode_boundary"),
+    "refuses": ("buggy/error_codes/refuses-nested-calls.py", "error_codes"),
+}
+
+
+@pytest.fixture(scope="module")
+def grades(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("class")
+    shutil.copy(SUBMISSIONS / "correct" / "reference.py", folder / "reference.py")
+    for student, (path, _) in NESTING_BUGS.items():
+        shutil.copy(SUBMISSIONS / path, folder / f"{student}.py")
+    out = tmp_path_factory.mktemp("out")
+    completed = run_grader("grade", folder, "--out", out, "--jobs", "1")
+    assert completed.returncode == 0, completed.stderr
+    return read_grades(out)
+
+
+def lost(row):
+    return [category for category in CATEGORIES if float(row[category]) < 10]
+
+
+def test_the_reference_keeps_every_point(grades):
+    assert grades["reference"]["score"] == grades["reference"]["max_score"]
+    assert grades["reference"]["status"] == "completed"
+
+
+@pytest.mark.parametrize("student", sorted(NESTING_BUGS))
+def test_a_nesting_bug_loses_points_in_its_rules_category_only(grades, student):
+    assert grades[student]["status"] == "completed"
+    assert lost(grades[student]) == [NESTING_BUGS[student][1]]

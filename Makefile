@@ -120,7 +120,6 @@ lite-serve: setup
 
 bench: setup sandbox-deps bytecode
 	$(BIN)/python -m bench
-	$(BIN)/python -m bench.startup
 	$(BIN)/python -m bench.scenarios
 
 grade: setup sandbox-deps bytecode

@@ -2,13 +2,6 @@
 
 import sys
 
-from grader.batch.warm import WarmJobs, jobs_asked
+from grader.cli import main
 
-# Before the rest of the grader is imported: a `grade` run's jobs start now, and their start-up
-# overlaps this process's own (grader/batch/warm.py).
-asked = jobs_asked(sys.argv)
-warm = WarmJobs.start(asked) if asked else None
-
-from grader.cli import main  # noqa: E402 - imported after the jobs are on their way
-
-sys.exit(main(warm=warm))
+sys.exit(main())

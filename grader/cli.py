@@ -8,7 +8,6 @@ from typing import NoReturn, TypedDict, TypeVar, Unpack
 
 from grader.batch.run import RunSettings
 from grader.batch.shards import Shard, gather
-from grader.batch.warm import WarmJobs
 from grader.gradebook import late, lms, roster, times
 from grader.gradebook.book import ClassBook, GradebookSettings
 from grader.intake import archives
@@ -35,7 +34,6 @@ class _GradeOptions(TypedDict, total=False):
     gradebook: GradebookSettings
     shard: Shard | None
     merge: list[Path]
-    warm: WarmJobs | None
     regrade: list[str]
 
 
@@ -204,21 +202,8 @@ def _positive(kind: Callable[[str], Number]) -> Callable[[str], Number]:
     return convert
 
 
-def main(argv: Sequence[str] | None = None, warm: WarmJobs | None = None) -> int:
-    """Run the command line; return the process exit code.
-
-    `warm` holds the jobs `python -m grader` started ahead for a `grade` (grader.batch.warm); those
-    the run does not take are let go when it ends, however it ends.
-    """
-    try:
-        return _run(argv, warm)
-    finally:
-        if warm is not None:
-            warm.close()
-
-
-def _run(argv: Sequence[str] | None, warm: WarmJobs | None) -> int:
-    """Parse the command line and run its command."""
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse the command line and run its command; return the process exit code."""
     try:
         args = build_parser().parse_args(argv)
         if args.command == "selfcheck":
@@ -250,7 +235,6 @@ def _run(argv: Sequence[str] | None, warm: WarmJobs | None) -> int:
                 gradebook=gradebook_settings(args),
                 shard=args.shard,
                 merge=args.merge,
-                warm=warm,
                 regrade=args.regrade,
             )
     except UsageError as error:
@@ -297,7 +281,7 @@ def _grade(
     elif not more.get("unconfined") and not containment.files_confined_here(isolation):
         raise UsageError(containment.UNCONFINED)
     progress = ProgressBar(sys.stderr)
-    settings = RunSettings(jobs=jobs, limits=limits, isolation=isolation, warm=more.get("warm"))
+    settings = RunSettings(jobs=jobs, limits=limits, isolation=isolation)
     try:
         with stop_on_signals():
             grades = grade_submissions(

@@ -172,7 +172,7 @@ def _confirm(grading: Recording, pending: Sequence[Pending], settings: run.RunSe
         "before it is recorded."
     )
     again = [item for item in pending if item.student in held]
-    _run(grading, again, replace(settings, jobs=1, warm=None), grading.record_confirmed)
+    _run(grading, again, replace(settings, jobs=1), grading.record_confirmed)
     cleared = len(again) - grading.confirmed
     grading.note(
         f"Graded again: {grading.confirmed} kept their time-out or crash; {cleared} did "

@@ -35,9 +35,8 @@ MODULES = {
     "grader.integrations.gradescope_run": "bwrap",
     "grader.sandbox.inside.forkserver": "bwrap",
     "grader.sandbox.server": "bwrap",
-    "grader.integrations.gradescope_entry": "bwrap",
 }
-# `python -m grader COMMAND`: the commands that start grading jobs (grader/batch/warm.py).
+# `python -m grader COMMAND`: the commands that start grading jobs (grader/batch/dispatch.py).
 GRADING_COMMANDS = {"grade", "selfcheck"}
 # `python -m grader.job --list` only lists the hidden tests: it starts no fork server.
 LISTING = "--list"

@@ -2,7 +2,6 @@
 
     run.py       the run: submissions dealt to jobs, results read back as they come
     dispatch.py  job processes started, watched and restarted
-    warm.py      jobs started at the command's first line, waiting to be told what to grade
     resume.py    each student's result kept with its fingerprint, for an interrupted run
     shards.py    one deterministic slice of a class per machine, then one merge
 

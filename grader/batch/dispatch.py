@@ -17,7 +17,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.batch.warm import WarmJobs
 from grader.jobfiles import JobEntry, JobSettings, copy_job_input, deal_job_inputs
 from grader.jobstart import JOB_MODULE, job_environment
 from grader.model import CodeUnit, Submission
@@ -53,23 +52,17 @@ class Jobs:
         count: int,
         settings: JobSettings,
         folder: Path,
-        warm: WarmJobs | None = None,
     ) -> None:
         """Start `count` jobs over `submissions`, dealt out in turn, each with `settings`.
 
-        `settings` is the job input's own part (limits and isolation: see grader.job). `warm`
-        holds jobs the command started ahead (grader.batch.warm): they are handed their work first.
+        `settings` is the job input's own part (limits and isolation: see grader.job).
         """
         self.folder = folder
         self.settings = settings
         self.submissions: list[Submission] = []  # as the parent keeps them: without their code
         (folder / "results").mkdir()
-        self.warm = warm if warm is not None and warm.claim() else None
         # The writing end stays open here too: a job started again later is handed it.
-        if self.warm is not None:
-            self.notify_read, self.notify_write = self.warm.notify_read, self.warm.notify_write
-        else:
-            self.notify_read, self.notify_write = os.pipe()
+        self.notify_read, self.notify_write = os.pipe()
         self.jobs: list[JobProcess] = []
         self.cores = cores_for_jobs(count)
         try:
@@ -78,8 +71,6 @@ class Jobs:
             for number, indexes in enumerate(dealt):
                 if indexes:  # fewer submissions than jobs: the extra ones are never started
                     self.jobs.append(self._start(number, indexes, paths[number], attempt=0))
-            if self.warm is not None:
-                self.warm.release()  # those this run does not need leave
         except BaseException:
             self.stop()
             self.close()
@@ -113,9 +104,7 @@ class Jobs:
         log = input_path.with_suffix(".log")
         arguments = [str(input_path), str(self.folder / "results")]
         core = self.cores[number] if number < len(self.cores) else None
-        process = None if self.warm is None else self.warm.hand(arguments, str(log), core)
-        if process is None:
-            process = run_job(arguments, log, self.notify_write, core)
+        process = run_job(arguments, log, self.notify_write, core)
         pidfd = _pidfd(process.pid)
         return JobProcess(number, indexes, process, log, input_path, pidfd, attempt=attempt)
 
@@ -152,8 +141,6 @@ class Jobs:
             if job.pidfd is not None:
                 os.close(job.pidfd)
                 job.pidfd = None
-        if self.warm is not None:
-            self.warm.release()
         os.close(self.notify_read)
         os.close(self.notify_write)
 

@@ -22,7 +22,7 @@ import os
 import shutil
 import sys
 from collections.abc import Iterator
-from dataclasses import asdict, fields, replace
+from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +60,7 @@ VERDICT_SOURCES = (
 )
 VERDICT_SUFFIXES = (".py", ".json", ".ini")
 # Settings that decide how fast a run goes, never what it finds.
-SPEED_SETTINGS = ("jobs", "warm")
+SPEED_SETTINGS = ("jobs",)
 ISOLATION_VARIABLE = "GRADER_ISOLATION"  # as grader.sandbox.containment reads it
 
 
@@ -72,8 +72,7 @@ def grader_version(settings: RunSettings) -> str:
         data = path.read_bytes()
         digest.update(b"%d:%s%d:" % (len(name), name, len(data)))
         digest.update(data)
-    # Without the jobs started ahead: processes, not settings (asdict would copy them).
-    plain = asdict(replace(settings, warm=None))
+    plain = asdict(settings)
     verdict_settings = {k: v for k, v in plain.items() if k not in SPEED_SETTINGS}
     context = {
         "settings": verdict_settings,

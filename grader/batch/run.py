@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import overload
 
 from grader.batch import dispatch
-from grader.batch.warm import WarmJobs
 from grader.jobfiles import FACTS, CatalogueEntry, FactsFile, JobSettings, ResultFile, limits_data
 from grader.model import HiddenTest, JobFacts, Limits, RunResult, Submission, TestOutcome
 from grader.sandbox.cleanup import temporary_folder
@@ -40,13 +39,12 @@ class RunSettings:
 
     `isolation` is "auto" (bubblewrap where it works, else the fallback; see
     grader/sandbox/containment.py), "bubblewrap" to require it, or "process" to force the
-    fallback. `warm` holds the jobs a command started ahead (grader.batch.warm), for the first run.
+    fallback.
     """
 
     jobs: int = 1
     limits: Limits = field(default_factory=Limits)
     isolation: str = "auto"
-    warm: WarmJobs | None = field(default=None, compare=False, repr=False)
 
 
 def hidden_tests_of(catalogue: Iterable[CatalogueEntry]) -> tuple[HiddenTest, ...]:
@@ -121,7 +119,7 @@ def run_submissions(
             "isolation": settings.isolation,
         }
         # Each submission's code goes into a job's input as it comes; only the rest is kept.
-        jobs = dispatch.Jobs(submissions, settings.jobs, job_settings, folder, settings.warm)
+        jobs = dispatch.Jobs(submissions, settings.jobs, job_settings, folder)
         batch = _Batch(jobs, on_result, log_dir, on_note)
         batch.on_facts = on_facts
         try:

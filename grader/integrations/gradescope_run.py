@@ -1,10 +1,7 @@
 """Inside Gradescope's image: grade one submission, or check the image before students submit.
 
-    python -m grader.integrations.gradescope_entry [ROOT]           what run_autograder runs
+    python -m grader.integrations.gradescope_run [ROOT]             what run_autograder runs
     python -m grader.integrations.gradescope_run selfcheck [ROOT]   what setup.sh runs last
-
-gradescope_entry starts the grading job, then calls `main` here; run directly, this module
-grades too, without a job started ahead.
 
 ROOT is /autograder unless given. The isolation the bundle requires
 (grader/integrations/gradescope.py) is checked before anything is written (the self-check checks
@@ -12,6 +9,7 @@ it first): where it cannot be had, both commands fail with one line and write no
 Gradescope reports a failed autograder instead of a grade earned under weaker isolation.
 """
 
+import contextlib
 import json
 import math
 import posixpath
@@ -23,24 +21,21 @@ from typing import TextIO
 
 from course.manifest import Course, load_course
 from grader.batch.run import RunSettings
-from grader.batch.warm import WarmJobs
 from grader.intake.discover import Found
 from grader.intake.files import Folder, Refused
 from grader.integrations.gradescope import SELFCHECK_FILES, SELFCHECK_FOLDER, BundleSettings
 from grader.integrations.gradescope_results import gradescope_results
-from grader.integrations.visible_checks import VisibleCheck, checks_opening, visible_checks_beside
+from grader.integrations.visible_checks import VisibleCheck, checks_server, visible_checks_beside
 from grader.model import Grade, Limits, Submission
 from grader.outputs import write_atomically
 from grader.pipeline import grade_submissions, load_safely
 from grader.reports.files import results_json
 from grader.sandbox import containment, wording
 from grader.sandbox.cleanup import temporary_folder
-from grader.sandbox.opening import Opening
 
 DEFAULT_ROOT = Path("/autograder")
 STUDENT = "submission"
 # Gradescope's image grades one submission at a time, and a slow container should not cost points.
-# gradescope_entry starts this many jobs ahead, before it can import this module.
 JOBS = 1
 TIMEOUT = 30.0
 NOTHING_FOUND = (
@@ -94,48 +89,36 @@ class IsolationUnavailable(RuntimeError):
     """The isolation the bundle requires cannot be had here: no grade is written."""
 
 
-def _required(opening: Opening) -> containment.Isolation:
-    """Return the isolation `opening` found for the bundle, or raise IsolationUnavailable."""
-    try:
-        return opening.isolation()
-    except RuntimeError as error:
-        raise IsolationUnavailable(str(error)) from None
-
-
-def run_settings(settings: BundleSettings, warm: WarmJobs | None = None) -> RunSettings:
-    """Return how to run: one job, a generous time limit, the isolation the bundle requires.
-
-    `warm` holds the job gradescope_entry started ahead, if it did.
-    """
+def run_settings(settings: BundleSettings) -> RunSettings:
+    """Return how to run: one job, a generous time limit, the isolation the bundle requires."""
     limits = Limits.scaled(TIMEOUT)
-    return RunSettings(jobs=JOBS, limits=limits, isolation=settings.isolation, warm=warm)
+    return RunSettings(jobs=JOBS, limits=limits, isolation=settings.isolation)
 
 
-def autograde(
-    root: str | Path = DEFAULT_ROOT,
-    settings: BundleSettings | None = None,
-    warm: WarmJobs | None = None,
-) -> Grade:
+def autograde(root: str | Path = DEFAULT_ROOT, settings: BundleSettings | None = None) -> Grade:
     """Grade root/submission and write root/results/results.json; return the Grade.
 
-    The bubblewrap probe runs in a child process from the start (checks_opening), beside the
-    loading and the grading, and its verdict is read before anything is written: where the
-    bundle's isolation cannot be had, IsolationUnavailable is raised and no result is written.
-    The grading job enforces the same isolation on its own, so it grades under no other. The
-    visible checks run beside the grading, on the other processor, from the same set-up.
+    The visible checks' fork server is set up first, under the bundle's isolation: where that
+    cannot be had, IsolationUnavailable is raised and nothing is graded or written. The grading
+    job enforces the same isolation on its own, so it grades under no other. The visible checks
+    run beside the grading, on the other processor.
     """
     started = time.monotonic()
     root = Path(root)
     settings = settings or BundleSettings.read(root / "source")
-    with checks_opening(settings.isolation) as opening:
+    with contextlib.ExitStack() as stack:
+        try:
+            server = stack.enter_context(checks_server(settings.isolation))
+        except RuntimeError as error:
+            raise IsolationUnavailable(str(error)) from None
         course = load_course()
         submission = _uploaded(root, course)
         with (
-            visible_checks_beside(submission, course, opening) as visible_checks,
+            visible_checks_beside(submission, course, server) as visible_checks,
             temporary_folder("gradescope-") as work,
         ):
             kept = _KeepGrades()
-            grade_submissions([submission], work, run_settings(settings, warm), kept)
+            grade_submissions([submission], work, run_settings(settings), kept)
             [grade] = kept.grades
             try:
                 results = (work / STUDENT / "results.json").read_text(encoding="utf-8")
@@ -143,7 +126,7 @@ def autograde(
                 # The pipeline could not write the file; the grade it returned still says why.
                 results = results_json(grade, course)
             checked = _joined(visible_checks)
-        isolation = _required(opening)  # the checks' thread, if any, is done with `opening`
+        isolation = server.isolation
     if isinstance(checked, BaseException):
         raise checked
     document = gradescope_results(results, grade, settings, course, checked)
@@ -234,20 +217,9 @@ def selfcheck(
     return 1
 
 
-def main(argv: list[str] | None = None, warm: WarmJobs | None = None) -> int:
-    """Grade the submission, or run the self-check, under the root given; return the exit code.
-
-    `warm` holds the job gradescope_entry started ahead; whatever happens, it is let go.
-    """
-    try:
-        return _run(list(sys.argv[1:] if argv is None else argv), warm)
-    finally:
-        if warm is not None:
-            warm.close()
-
-
-def _run(argv: list[str], warm: WarmJobs | None) -> int:
-    """Grade, or run the self-check (`warm` unused then); return the exit code."""
+def main(argv: list[str] | None = None) -> int:
+    """Grade the submission, or run the self-check, under the root given; return the exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
     checking = bool(argv) and argv[0] == "selfcheck"
     rest = argv[1:] if checking else argv
     root = Path(rest[0]) if rest else DEFAULT_ROOT
@@ -261,7 +233,7 @@ def _run(argv: list[str], warm: WarmJobs | None) -> int:
     if isolation is not None:
         return selfcheck(root, settings, isolation)
     try:
-        grade = autograde(root, settings, warm)
+        grade = autograde(root, settings)
     except IsolationUnavailable as error:
         return _failed(error)
     # Gradescope shows this output to instructors only, to debug a run.

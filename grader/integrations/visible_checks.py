@@ -17,7 +17,6 @@ from course.checks import CHECKS
 from course.manifest import Course
 from grader.model import Limits, Submission
 from grader.sandbox.crossing import CheckReply
-from grader.sandbox.opening import Opening
 from grader.sandbox.orphans import adopt_orphans, reap_orphans
 from grader.sandbox.problems import SandboxProblem
 from grader.sandbox.server import ForkServer
@@ -58,39 +57,40 @@ def run_visible_checks(
     A submission with no code to run gets none (the upload checks say why); checks that hang,
     crash or exceed a limit give a single failed VisibleCheck saying so.
     """
+    if submission.error is not None or not submission.units:
+        return []  # no server is set up for nothing
     with (
-        checks_opening(isolation) as opening,
-        visible_checks_beside(submission, course, opening) as checks,
+        checks_server(isolation) as server,
+        visible_checks_beside(submission, course, server) as checks,
     ):
         return checks()
 
 
 @contextlib.contextmanager
-def checks_opening(isolation: str = "auto") -> Iterator[Opening]:
-    """Open a fork server for the checks, set up in a child from now on (see Opening).
+def checks_server(isolation: str = "auto") -> Iterator[ForkServer]:
+    """Open a fork server for the checks; RuntimeError if `isolation` cannot be had here.
 
-    Its set-up is forked here, before any thread exists. The caller learns from it, too, whether
-    the isolation it asks for can be had (`Opening.isolation`). Orphans are reaped once the
+    Its server process starts here, before any thread exists. Orphans are reaped once the
     caller is done (on leaving), never while its job may still run: collecting any child then
     could take the job's own exit status from the grader.
     """
     adopt_orphans()
     try:
-        with ForkServer.opening(isolation) as opening:
-            yield opening
+        with ForkServer.open(isolation) as server:
+            yield server
     finally:
         reap_orphans()
 
 
 @contextlib.contextmanager
 def visible_checks_beside(
-    submission: Submission, course: Course, opening: Opening
+    submission: Submission, course: Course, server: ForkServer
 ) -> Iterator[Callable[[], list[VisibleCheck]]]:
-    """Start the visible checks on `opening`'s server and go on; yield what waits for them.
+    """Start the visible checks on `server` and go on; yield what waits for them.
 
     Gradescope's run grades the same submission meanwhile, in a job whose worker runs on the
     other processor: the checks no longer add their time to the student's wait. The checks run
-    in a thread that only waits on its worker's pipes; `opening` is the thread's alone until
+    in a thread that only waits on its worker's pipes; `server` is the thread's alone until
     the thread is joined.
     """
     if submission.error is not None or not submission.units:
@@ -98,7 +98,7 @@ def visible_checks_beside(
         return
     found: list[list[VisibleCheck] | BaseException] = []
     thread = threading.Thread(
-        target=_check_beside, args=(opening, submission, course, found), daemon=True
+        target=_check_beside, args=(server, submission, course, found), daemon=True
     )
     thread.start()
 
@@ -115,14 +115,14 @@ def visible_checks_beside(
 
 
 def _check_beside(
-    opening: Opening,
+    server: ForkServer,
     submission: Submission,
     course: Course,
     found: list[list[VisibleCheck] | BaseException],
 ) -> None:
     """In the thread: run the checks, and put what they gave, or what went wrong, in `found`."""
     try:
-        session = SubmissionSession(submission.units, LIMITS, opening.ready())
+        session = SubmissionSession(submission.units, LIMITS, server)
         try:
             reply = session.visible_checks()
         except SandboxProblem as problem:

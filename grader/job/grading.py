@@ -1,7 +1,7 @@
 """A job's grading: its tests and fork server made ready, then each submission's result written.
 
-grader/job/main.py is the process around it (signals, the order of a job started ahead); the run
-loop itself is grader/job/runner.py.
+grader/job/main.py is the process around it (signals); the run loop itself is
+grader/job/runner.py.
 """
 
 import contextlib
@@ -10,57 +10,46 @@ import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from grader.job.runner import HiddenCall, Runner
+from grader.job.runner import Runner
 from grader.job.suite import hidden_calls
 from grader.jobfiles import FACTS, GradingEntry, JobEntry, ResultFile, read_job_input, write_json
 from grader.jobstart import chosen_core, notifier
 from grader.model import CodeUnit, Limits
-from grader.sandbox.opening import Opening
+from grader.sandbox.server import ForkServer
 from grader.sandbox.wording import describe
 
 CANNOT_START = 3  # no hidden tests or no workers: the job grades nobody
 
 
-def grade(
-    input_path: str, output_dir: str, opening: Opening, tests: list[HiddenCall] | None = None
-) -> int:
-    """Run the hidden tests for every submission listed in the input file; return the exit status.
-
-    `opening` is the job's fork server being set up: it is asked for the run's isolation and
-    processor, and started as soon as its set-up is done. `tests` are the hidden tests, if read
-    already; otherwise they are read here, while the set-up goes on.
-    """
+def grade(input_path: str, output_dir: str) -> int:
+    """Run the hidden tests for each submission in the input file; return the exit status."""
     data, entries = read_job_input(Path(input_path))
     notify = notifier()
     core = chosen_core()
-    opening.require(data["isolation"])
-    # The job and each worker keep to the chosen processor, where their round trips are
-    # cheapest; the server itself starts on any processor while the job reads its tests.
-    opening.keep_workers_to(core)
     try:
-        tests = hidden_calls() if tests is None else tests
+        tests = hidden_calls()
     except Exception as error:  # the instructor's suite, not a student's: said in one line
         print(f"grader: the hidden tests could not be read: {error}", file=sys.stderr)
         return CANNOT_START
-    try:
-        server = opening.ready()
-    except (OSError, RuntimeError) as error:
-        print(f"grader: the job could not start: {error}", file=sys.stderr)
-        return CANNOT_START
-    catalogue = [test.entry for test in tests]
-    write_json(
-        Path(output_dir) / FACTS, {"catalogue": catalogue, "isolation": describe(server.isolation)}
-    )
-    notify()
-    keep_to(core)
-
-    def on_finished(key: str, result: ResultFile) -> None:
-        write_json(Path(output_dir) / f"{key}.json", result)
+    with contextlib.ExitStack() as stack:
+        try:  # the job and each worker keep to the chosen processor: round trips are cheapest
+            server = stack.enter_context(ForkServer.open(data["isolation"], core))
+        except (OSError, RuntimeError) as error:
+            print(f"grader: the job could not start: {error}", file=sys.stderr)
+            return CANNOT_START
+        catalogue = [test.entry for test in tests]
+        write_json(
+            Path(output_dir) / FACTS,
+            {"catalogue": catalogue, "isolation": describe(server.isolation)},
+        )
         notify()
+        keep_to(core)
 
-    Runner(tests, Limits(**data["limits"]), opening.ready, on_finished).run_all(
-        read_entries(entries)
-    )
+        def on_finished(key: str, result: ResultFile) -> None:
+            write_json(Path(output_dir) / f"{key}.json", result)
+            notify()
+
+        Runner(tests, Limits(**data["limits"]), server, on_finished).run_all(read_entries(entries))
     return 0
 
 

@@ -5,12 +5,12 @@
                                                   tests are read: catalogue, isolation)
     python -m grader.job --list OUTPUT.json        write the catalogue of hidden tests, run nothing
 
-The job runs only the grader's own code; student code runs in the sandbox workers it starts. Its
-first step is to set up the fork server those workers come from (grader/sandbox/ server.py);
-meanwhile it reads its hidden tests (grader/job/suite.py, without pytest) and then calls them
-for each submission (grader/job/grading.py, grader/job/runner.py). Each result file is written
-atomically as soon as its submission is done, so the parent can report progress and keep every
-finished result even if this job dies later. A job never outlives the grader that started it
+The job runs only the grader's own code; student code runs in the sandbox workers it starts. It
+reads its hidden tests (grader/job/suite.py, without pytest), sets up the fork server those
+workers come from (grader/sandbox/server.py) and calls the tests for each submission
+(grader/job/grading.py, grader/job/runner.py). Each result file is written atomically as soon
+as its submission is done, so the parent can report progress and keep every finished result
+even if this job dies later. A job never outlives the grader that started it
 (see `stop_with_parent`).
 """
 
@@ -23,10 +23,9 @@ import time
 from types import FrameType
 from typing import NoReturn
 
-from grader.jobstart import AWAIT, keep_to_core, order_of, parent_pid
-from grader.sandbox.opening import Opening
+from grader.job.grading import grade
+from grader.jobstart import parent_pid
 from grader.sandbox.orphans import adopt_orphans
-from grader.sandbox.server import ForkServer
 
 PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 PARENT_POLL_SECONDS = 0.5
@@ -81,46 +80,10 @@ def main(argv: list[str]) -> int:
         return list_tests(argv[2])
     # The fork server's bubblewrap comes to this process when it adopts orphans: before it starts.
     adopt_orphans()
-    # The set-up (about 0.1 s) goes on beside the reading of the hidden tests and the wait for
-    # what to grade; the run's own isolation is asked for once it is known (Opening.require).
-    with ForkServer.opening("auto") as opening:
-        try:
-            return _grade_with(opening, argv)
-        except KeyboardInterrupt:  # stopped (stop_with_parent): the worker went with `opening`
-            return INTERRUPTED
-
-
-def _grade_with(opening: Opening, argv: list[str]) -> int:
-    """Read the hidden tests, wait for what to grade if started ahead, and grade it."""
-    # Imported only now, once the set-up is on its way: about 40 ms of the job's start.
-    from grader.job.grading import grade
-    from grader.job.runner import HiddenCall
-    from grader.job.suite import hidden_calls
-
-    if argv[1] != AWAIT:
-        return grade(argv[1], argv[2], opening)
-    # Started ahead (grader.batch.warm): the tests are read while the job waits for what to grade.
-    # Its server is started only once told (grading.grade): the order comes about as the probe
-    # ends, and a run may not need this job at all, or may forbid bubblewrap.
     try:
-        tests: list[HiddenCall] | None = hidden_calls()
-    except Exception:  # read again, and said in one line, once there is a log to say it in
-        tests = None
-    line = sys.stdin.readline()
-    if not line:
-        return 0  # the run did not need this job
-    arguments, log_path, core = order_of(line)
-    take_order(log_path, core)
-    return grade(arguments[0], arguments[1], opening, tests)
-
-
-def take_order(log_path: str, core: int | None) -> None:
-    """Write to `log_path` from now on, and keep to `core`, as a job started for it would."""
-    log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    for stream in (1, 2):
-        os.dup2(log, stream)
-    os.close(log)
-    keep_to_core(os.environ, core)
+        return grade(argv[1], argv[2])
+    except KeyboardInterrupt:  # stopped (stop_with_parent): the workers went with the server
+        return INTERRUPTED
 
 
 def leave(code: int) -> NoReturn:

@@ -132,12 +132,10 @@ class Runner:
         self,
         tests: Sequence[HiddenCall],
         limits: Limits,
-        server: Callable[[], ForkServer],
+        server: ForkServer,
         on_finished: Callable[[str, ResultFile], None],
     ) -> None:
-        """`server` returns the job's ForkServer once it is ready, and may be asked again
-        (grader.sandbox.server.Opening.ready); `on_finished(key, result)` gets each result.
-        """
+        """`server` is the job's ForkServer; `on_finished(key, result)` gets each result."""
         self.tests = tests
         self.catalogue = [test.entry for test in tests]
         self.limits = limits
@@ -175,7 +173,7 @@ class Runner:
         """
         if entry["error"] is not None:
             return self.result_for_all("error", "unreadable", entry["error"])
-        session = SubmissionSession(entry["units"], self.limits, self.server(), serial, self.shared)
+        session = SubmissionSession(entry["units"], self.limits, self.server, serial, self.shared)
         try:
             session.start()
         except LoadFailure as failure:

@@ -3,10 +3,6 @@
     with ForkServer.open("auto") as server:      # once per job: runtime copy, isolation
         worker = Worker(server, limits, allowance, uid)  # grader.sandbox.client: a fork
 
-    with ForkServer.opening("auto") as opening:  # the same, set up while the caller goes on
-        ...                                      # (a job reads its hidden tests meanwhile;
-        server = opening.ready()                 # grader/sandbox/opening.py)
-
 The fork server (grader/sandbox/inside/forkserver.py) runs inside the sandbox, imports the
 worker's code once and forks each worker from that warm copy. This side hands it each worker's
 descriptors over a Unix socket and asks it to kill a worker; it never hands it anything a
@@ -23,15 +19,11 @@ import socket
 import subprocess
 import time
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
-from grader.sandbox import containment, orphans
+from grader.sandbox import containment, orphans, runtime
 from grader.sandbox.cleanup import temporary_folder
 from grader.sandbox.containment import Isolation
 from grader.sandbox.inside.protocol import CONTROL_FD
-
-if TYPE_CHECKING:
-    from grader.sandbox.opening import Opening
 
 STOP_SECONDS = 2.0
 # How long a spawn may wait for the fork server: its start with every import, on a crowded machine.
@@ -57,21 +49,14 @@ class ForkServer:
         `wanted="process"` forces the fallback isolation. The runtime folder goes with
         remove_tree, which nothing a worker without bubblewrap could leave there can stop.
         """
-        with cls.opening(wanted, worker_core) as opening:
-            yield opening.ready()
-
-    @staticmethod
-    @contextlib.contextmanager
-    def opening(wanted: str = "auto", worker_core: int | None = None) -> Iterator["Opening"]:
-        """Like `open`, but yield at once: the set-up goes on beside the caller (see Opening)."""
-        from grader.sandbox.opening import Opening  # which starts servers of this class
-
         with temporary_folder("grader-runtime-") as folder:
-            opening = Opening(folder, wanted, worker_core)
+            isolation = containment.choose_isolation(runtime.prepare_runtime(folder), wanted)
+            server = cls(isolation, worker_core)
+            server.spawn_ready()  # it imports while the caller goes on
             try:
-                yield opening
+                yield server
             finally:
-                opening.close()
+                server.close()
 
     def spawn_ready(self) -> None:
         """Start the fork server now, if it is not running, so that it is warm when needed."""

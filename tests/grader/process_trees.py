@@ -2,7 +2,7 @@
 
 Shared by the tests that stop, kill or crowd a run (test_resume_runs, test_batch_robustness),
 with the submission wrapper that makes a run last long enough to interrupt, and by those that
-look for fork servers (test_warm, test_gradescope_visible_checks).
+look for fork servers (test_gradescope_visible_checks).
 """
 
 import contextlib

@@ -32,7 +32,7 @@ from course.manifest import load_course
 from grader.intake.discover import Found
 from grader.integrations.visible_checks import (
     TITLE,
-    checks_opening,
+    checks_server,
     read_checks,
     run_visible_checks,
     visible_checks_beside,
@@ -173,7 +173,7 @@ def test_nothing_to_run_means_no_visible_check(tmp_path):
 def test_the_checks_run_while_the_caller_goes_on_and_give_what_run_alone_gives():
     course = load_course()
     submission = load_safely(Found("reference", REFERENCE, "python"), course)
-    with checks_opening() as opening, visible_checks_beside(submission, course, opening) as checks:
+    with checks_server() as server, visible_checks_beside(submission, course, server) as checks:
         # Not asked for yet, and already under way: their fork server is serving.
         deadline = time.monotonic() + 30
         while not fork_servers_below() and time.monotonic() < deadline:
@@ -190,8 +190,8 @@ def test_a_caller_that_fails_meanwhile_leaves_no_process_of_the_checks_behind():
     submission = load_safely(Found("reference", REFERENCE, "python"), course)
     with (
         pytest.raises(KeyError),
-        checks_opening() as opening,
-        visible_checks_beside(submission, course, opening),
+        checks_server() as server,
+        visible_checks_beside(submission, course, server),
     ):
         raise KeyError("the grading failed")
     assert fork_servers_below() == []

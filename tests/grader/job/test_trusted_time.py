@@ -48,7 +48,7 @@ def job_seconds(runner, order):
 
 @pytest.fixture(scope="module")
 def runner(contained_server):
-    return Runner(hidden_calls(), Limits(), lambda: contained_server, lambda *_: None)
+    return Runner(hidden_calls(), Limits(), contained_server, lambda *_: None)
 
 
 @pytest.fixture(scope="module")
@@ -95,7 +95,7 @@ def test_the_next_student_in_the_job_is_graded_in_full_and_soon(graded):
 def test_a_submission_stops_the_jobs_work_soon_after_its_own_limit(runner, contained_server):
     """With a limit the attack's reading overruns, the job stops within a stated margin."""
     limit = 0.2
-    small = Runner(runner.tests, replace(Limits(), timeout=limit), lambda: contained_server, print)
+    small = Runner(runner.tests, replace(Limits(), timeout=limit), contained_server, print)
     attack = [("attack", find_fixture("adversarial", ATTACK))]
     result, seconds = job_seconds(small, attack)["attack"]
     print(f"limit {limit} s: {result['status']}, the job's time {seconds:.2f} s")

@@ -125,5 +125,10 @@ c.ExportApp.plugin_class = "grader.integrations.nbgrader_plugins.RoundedCsvExpor
 # off. For the penalty `grade --late-policy per-hour:P` applies, uncomment:
 # c.AssignLatePenalties.plugin_class = "grader.integrations.nbgrader_plugins.PerHourPenalty"
 # c.PerHourPenalty.points_per_hour = 1.0
+# Students' own due times, the file `grade --extensions` reads (student_id, then due or
+# extra_hours): the per-hour penalty then counts each one's lateness from their own due time.
+# c.PerHourPenalty.extensions = "extensions.csv"
+# and, for the Moodle export's comments (MoodleExport.comments) to name them:
+# c.MoodleExport.extensions = "extensions.csv"
 # or, for nbgrader's own "a late submission scores 0":
 # c.LateSubmissionPlugin.penalty_method = "zero"

@@ -8,7 +8,7 @@ from typing import NoReturn, TypedDict, TypeVar, Unpack
 
 from grader.batch.run import RunSettings
 from grader.batch.shards import Shard, gather
-from grader.gradebook import late, lms, roster, times
+from grader.gradebook import extensions, late, lms, roster, times
 from grader.gradebook.book import ClassBook, GradebookSettings
 from grader.intake import archives
 from grader.integrations import gradescope
@@ -121,6 +121,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="with --due: each student's hand-in time, a CSV with the columns id and "
         "submitted_at (an LMS's export, or the roster with that column)",
+    )
+    grade.add_argument(
+        "--extensions",
+        type=Path,
+        metavar="FILE",
+        help="with --due: students' own due times, a CSV with the columns student_id and due "
+        "(a time) or extra_hours (hours added to --due); the roster may carry the same column",
     )
     grade.add_argument(
         "--comments",
@@ -247,11 +254,17 @@ def gradebook_settings(args: argparse.Namespace) -> GradebookSettings:
     due = late.parse_due(args.due) if args.due else None
     if args.submitted_at and due is None:
         raise UsageError("--submitted-at needs --due, the date it counts lateness from")
+    extended = extensions.combine(
+        extensions.roster_extensions(args.roster) if args.roster else {},
+        extensions.read_extensions(args.extensions) if args.extensions else {},
+    )
+    extensions.check_extensions(extended, due)
     return GradebookSettings(
         roster=roster.read_roster(args.roster) if args.roster else None,
         policy=late.parse_policy(args.late_policy, due),
         comments=args.comments,
         submitted_at=times.read_submitted_at(args.submitted_at) if args.submitted_at else {},
+        extensions=extended,
     )
 
 
@@ -273,6 +286,7 @@ def _grade(
         gather(more["merge"], out_dir)
     book = ClassBook(gradebook or GradebookSettings())
     book.require_trusted_times(submissions)
+    book.require_known_extensions(submissions)
     if isolation == "bubblewrap":  # required: say so before anything is graded
         try:
             containment.isolation_here(isolation)

@@ -257,7 +257,8 @@ class Recording:
     def _write_files(self, grade: Grade) -> None:
         """Write a student's own files, unless their id was refused or they sent nothing."""
         if self._writes_files(grade):
-            files.write_student(grade, self.out_dir, self.course)
+            notes = self.book.feedback_notes(grade.run.submission.student)
+            files.write_student(grade, self.out_dir, self.course, notes)
 
 
 def shown(text: str) -> str:

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from grader.gradebook.extensions import Extension, check_known
 from grader.gradebook.late import LatePolicy
 from grader.gradebook.times import Submitted, hand_in_time
 from grader.intake.discover import Found
@@ -43,6 +44,8 @@ class GradebookSettings:
     comments: bool = False  # add a one-line comment column to the grade files
     # The instructor's hand-in times (--submitted-at), by student id.
     submitted_at: Mapping[str, datetime] = field(default_factory=dict)
+    # Students' own due times (--extensions, the roster's column), by student id.
+    extensions: Mapping[str, Extension] = field(default_factory=dict)
 
 
 class ClassBook:
@@ -72,6 +75,14 @@ class ClassBook:
             "own timestamp.txt are never used); give --submitted-at FILE, or grade the "
             "submitted/ tree nbgrader's collect wrote"
         )
+
+    def require_known_extensions(self, submissions: Iterable[Found]) -> None:
+        """Raise UsageError if an extension names a student neither rostered nor submitting.
+
+        Said once the submissions are found, before anything is graded.
+        """
+        known = {found.student for found in submissions} | set(self.settings.roster or ())
+        check_known(self.settings.extensions, known)
 
     def use_catalogue(self, catalogue: Sequence[CatalogueTest]) -> None:
         """Set the hidden tests each summary keeps one verdict byte for, in their order."""
@@ -116,7 +127,8 @@ class ClassBook:
     def grades_columns(self) -> tuple[str, ...]:
         """Return the columns grades.csv gets beyond the grader's own, for the late policy."""
         late = ("submitted", "hours_late", "late_penalty", "final_score")
-        return (late if self.settings.policy else ()) + (
+        extended = ("extended_due",) if self.settings.extensions else ()
+        return (late + extended if self.settings.policy else ()) + (
             ("comment",) if self.settings.comments else ()
         )
 
@@ -133,6 +145,8 @@ class ClassBook:
                 format_points(summary.late_penalty),
                 format_points(summary.final_score),
             ]
+            if self.settings.extensions:
+                cells.append(summary.extended_due)
         if self.settings.comments:
             cells.append(one_line_comment(summary))
         return cells
@@ -167,7 +181,22 @@ class ClassBook:
                     f"{', '.join(students[:NAMES_LISTED])}{_more(students)}."
                 )
             lines += self._late_problems
+            extended = sorted(self.settings.extensions)
+            if extended:
+                lines.append(
+                    f"Extensions: {_count(len(extended), 'student')}, lateness counted from "
+                    f"their own due time (grades.csv, extended_due): "
+                    f"{', '.join(extended[:NAMES_LISTED])}{_more(extended)}."
+                )
         return lines
+
+    def feedback_notes(self, student: str) -> list[str]:
+        """Return the sentences for `student`'s feedback page: their extension, if any."""
+        policy, extension = self.settings.policy, self.settings.extensions.get(student)
+        if policy is None or extension is None:
+            return []
+        due = extension.due_after(policy.due).isoformat(sep=" ", timespec="minutes")
+        return [f"You had an extension: your work was due {due}; any lateness counts from then."]
 
     def _roster_and_late(self, roster: Sequence[str] | None) -> tuple[list[str], list[str], int]:
         """Return the students missing, those not on `roster` (if any), and how many were late.
@@ -187,9 +216,20 @@ class ClassBook:
         return missing, strangers, late
 
     def _with_lateness(self, summary: StudentSummary, submission: Submission) -> StudentSummary:
-        """Return `summary` with when the submission was made and, under a policy, its penalty."""
+        """Return `summary` with when the submission was made and, under a policy, its penalty.
+
+        A student with an extension is late only after their own due time, which the summary
+        keeps (extended_due).
+        """
         policy = self.settings.policy
-        if policy is None or summary.status == MISSING or not submission.path:
+        if policy is None:
+            return summary
+        extension = self.settings.extensions.get(summary.student)
+        if extension is not None:
+            policy = replace(policy, due=extension.due_after(policy.due))
+            extended_due = policy.due.isoformat(timespec="seconds")
+            summary = replace(summary, extended_due=extended_due)
+        if summary.status == MISSING or not submission.path:
             return summary
         given = self.settings.submitted_at
         when = hand_in_time(summary.student, submission.path, submission.within, given)

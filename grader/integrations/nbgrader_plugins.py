@@ -8,7 +8,9 @@ and its exports are ready for a gradebook:
 - CanvasExport, MoodleExport (`nbgrader export --exporter=…`): the LMS files `grade --lms`
   writes, from nbgrader's gradebook, so its late penalties and its roster shape them.
 - PerHourPenalty (`AssignLatePenalties.plugin_class`): points off per started hour, the rule
-  `grade --late-policy per-hour:P` applies (grader.gradebook.late), so both give the same grades.
+  `grade --late-policy per-hour:P` applies (grader.gradebook.late), counted from each student's
+  own due time where the file `grade --extensions` reads gives one (grader.gradebook.extensions),
+  so both give the same grades.
 - OverwriteReleasedCells (autograde): nbgrader checks a locked cell against the instructor's
   version, hidden tests included, so every grade cell with hidden tests warned "Attribute
   'checksum' … has changed!" for every student; this compares it with the released version.
@@ -20,19 +22,28 @@ This module imports nbgrader; the grader itself never imports it.
 
 import io
 from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 from nbformat import NotebookNode
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.plugins import CsvExportPlugin, ExportPlugin, LateSubmissionPlugin
 from nbgrader.preprocessors import ClearHiddenTests, OverwriteCells
-from traitlets import Bool, Float, List
+from traitlets import Bool, Float, List, Unicode
 
+from grader.gradebook.extensions import Extension, check_extensions, check_known, read_extensions
 from grader.gradebook.late import late_penalty
 from grader.gradebook.lms import LmsRow, lms_csv
+from grader.model import UsageError
 from grader.outputs import lms_file_name, write_atomically
 from grader.reports import spreadsheet
 from grader.reports.feedback import format_points
+from grader.reports.summary import extension_words
+
+EXTENSIONS_HELP = (
+    "the CSV of students' own due times `grade --extensions` reads (student_id, then due or "
+    "extra_hours); empty for none"
+)
 
 CSV_COLUMNS = (
     "assignment",
@@ -120,6 +131,7 @@ class _LmsExport(ExportPlugin):
 
     system = ""
     comments = Bool(False, help="add a one-line comment column (Moodle feedback)").tag(config=True)
+    extensions = Unicode("", help=EXTENSIONS_HELP).tag(config=True)
 
     def export(self, gradebook: Gradebook) -> None:
         """Write the LMS file to `--to` (grades-<system>.csv by default)."""
@@ -127,8 +139,15 @@ class _LmsExport(ExportPlugin):
         names = sorted({row["assignment"] for row in rows})
         if len(names) != 1:
             self.fail(f"export one assignment at a time, with --assignment=[name] (found {names})")
+        try:
+            extended = read_extensions(self.extensions) if self.extensions else {}
+        except UsageError as error:
+            self.fail(str(error))
         top = max(row["max_score"] for row in rows)
-        lms_rows = [LmsRow(row["student_id"], row["score"], _comment(row)) for row in rows]
+        lms_rows = [
+            LmsRow(row["student_id"], row["score"], _comment(row, extended.get(row["student_id"])))
+            for row in rows
+        ]
         text = lms_csv(lms_rows, self.system, names[0], max_score=top, comments=self.comments)
         destination = self.to or lms_file_name(self.system)
         self.log.info("Exporting %s grades to %s", self.system, destination)
@@ -152,10 +171,13 @@ class MoodleExport(_LmsExport):
     system = "moodle"
 
 
-def _comment(row: dict[str, Any]) -> str:
+def _comment(row: dict[str, Any], extension: Extension | None) -> str:
     if not row["submitted"]:
         return "No submission was received."
     text = f"{format_points(row['raw_score'])}/{format_points(row['max_score'])}."
+    if extension is not None and row["duedate"]:
+        extended_due = extension.due_after(_aware(row["duedate"]))
+        text += " " + extension_words(extended_due.isoformat(timespec="seconds"))
     if row["late_submission_penalty"]:
         hours = row["seconds_late"] / 3600
         text += (
@@ -166,17 +188,55 @@ def _comment(row: dict[str, Any]) -> str:
 
 
 class PerHourPenalty(LateSubmissionPlugin):
-    """Take `points_per_hour` off for every hour, or part of one, after the due date."""
+    """Take `points_per_hour` off for every hour, or part of one, after the student's due time.
+
+    A student's due time is the assignment's, or their own from the `extensions` file: read
+    whole, and checked against the gradebook (every id a student of it, no extension moving the
+    due time earlier), when autograde first asks for a penalty. A file that fails is one line in
+    nbgrader's log and stops autograde there, so no penalty comes from a half-read file.
+    """
 
     points_per_hour = Float(1.0, help="points off for every started hour of lateness").tag(
         config=True
     )
+    extensions = Unicode("", help=EXTENSIONS_HELP).tag(config=True)
 
     def late_submission_penalty(
         self, student_id: str, score: float, total_seconds_late: float
     ) -> float:
         """Return the penalty for one notebook: never more than its score."""
-        return late_penalty("per-hour", self.points_per_hour, score, total_seconds_late)
+        seconds_late = total_seconds_late
+        extension = self._extensions().get(student_id)
+        if extension is not None:
+            due = self._assignment_due()
+            moved = (extension.due_after(due) - due).total_seconds()
+            seconds_late = max(0.0, total_seconds_late - moved)
+        return late_penalty("per-hour", self.points_per_hour, score, seconds_late)
+
+    def _extensions(self) -> dict[str, Extension]:
+        """Return the extensions file's extensions, checked against the gradebook, once read."""
+        if not self.extensions:
+            return {}
+        if not hasattr(self, "_read"):
+            try:
+                extended = read_extensions(self.extensions)
+                check_extensions(extended, self._assignment_due())
+                check_known(extended, {student.id for student in self.parent.gradebook.students})
+            except UsageError as error:
+                self.log.error("PerHourPenalty.extensions: %s", error)
+                raise SystemExit(1) from None
+            self._read = extended
+        return self._read
+
+    def _assignment_due(self) -> datetime:
+        """Return the assignment's due time, from the gradebook autograde has open."""
+        assignment = self.parent.gradebook.find_assignment(self.parent.assignment_id)
+        return _aware(assignment.duedate)
+
+
+def _aware(moment: datetime) -> datetime:
+    """Return nbgrader's `moment` (naive, in UTC, as its gradebook keeps times) as aware."""
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
 
 
 class OverwriteReleasedCells(OverwriteCells):

@@ -41,16 +41,20 @@ NOT_COMPLETED = (
 )
 
 
-def feedback_blocks(grade: Grade, course: Course | None = None) -> list[Block]:
+def feedback_blocks(
+    grade: Grade, course: Course | None = None, notes: Sequence[str] = ()
+) -> list[Block]:
     """Return the feedback page for one Grade as a list of (kind, content) blocks.
 
     Kinds: "h1", "h2", "h3", "p" (text), "ul" (list of texts), "table" (header, rows).
+    `notes` are sentences from the gradebook, shown under the score (an extension, say).
     """
     run = grade.run
     blocks: list[Block] = [
         ("h1", f"Feedback for {run.submission.student}"),
         ("p", f"Score: {format_points(grade.score)} out of {format_points(grade.max_score)}."),
     ]
+    blocks += [("p", note) for note in notes]
     reasons = (run.reason, run.submission.error)
     blocks += [("p", text) for text in dict.fromkeys(reasons) if text]
     if run.submission.problems:

@@ -83,12 +83,17 @@ def summary(grade: Grade) -> str:
     return "\n".join(dict.fromkeys(lines))
 
 
-def write_student(grade: Grade, out_dir: str | Path, course: Course | None = None) -> None:
-    """Write one student's results.json, feedback.md and feedback.html under `out_dir`."""
+def write_student(
+    grade: Grade, out_dir: str | Path, course: Course | None = None, notes: Sequence[str] = ()
+) -> None:
+    """Write one student's results.json, feedback.md and feedback.html under `out_dir`.
+
+    `notes`, sentences from the gradebook (an extension, say), go under the feedback's score.
+    """
     student = grade.run.submission.student
     folder = Path(out_dir) / student
     write_atomically(folder / "results.json", results_json(grade, course))
-    blocks = feedback.feedback_blocks(grade, course)
+    blocks = feedback.feedback_blocks(grade, course, notes)
     write_atomically(folder / "feedback.md", feedback.render_markdown(blocks))
     title = f"Feedback for {student}"
     write_atomically(folder / "feedback.html", feedback.render_html(blocks, title))

@@ -37,6 +37,7 @@ FIELDS = (
     "seconds_late",
     "submitted",
     "has_feedback",
+    "extended_due",
 )
 
 

@@ -54,6 +54,7 @@ class StudentSummary:
     seconds_late: float = 0.0
     submitted: str = ""  # when the submission was made (ISO 8601), if known
     has_feedback: bool = True  # whether DIR/<student>/feedback.html was written
+    extended_due: str = ""  # the student's own due time (ISO 8601), if they had an extension
 
     @property
     def final_score(self) -> float:
@@ -137,6 +138,8 @@ def one_line_comment(summary: StudentSummary) -> str:
         parts.append("No points yet: see the feedback page.")
     else:
         parts.append("Points lost in " + ", ".join(lost) + ".")
+    if summary.extended_due:
+        parts.append(extension_words(summary.extended_due))
     if summary.late_penalty:
         parts.append(
             f"Late by {_duration(summary.seconds_late)}: "
@@ -146,6 +149,11 @@ def one_line_comment(summary: StudentSummary) -> str:
     elif summary.seconds_late:
         parts.append(f"Late by {_duration(summary.seconds_late)}.")
     return " ".join(parts)
+
+
+def extension_words(extended_due: str) -> str:
+    """Return the comment's sentence for a student with an extension due at `extended_due`."""
+    return f"Extension: due {extended_due}."
 
 
 def _duration(seconds: float) -> str:

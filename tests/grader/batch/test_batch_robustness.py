@@ -349,10 +349,10 @@ def failing_steps(tmp_path_factory):
             raise ZeroDivisionError("injected while scoring")
         return real_score(result, hidden_tests)
 
-    def write_student(grade, out_dir, course=None):
+    def write_student(grade, out_dir, course=None, notes=()):
         if grade.run.submission.student == "d":
             raise OSError("injected while writing")
-        return real_write(grade, out_dir, course)
+        return real_write(grade, out_dir, course, notes)
 
     def result(submission, path):
         if submission.student == "e":

@@ -6,11 +6,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn, TypedDict, TypeVar, Unpack
 
+from course.manifest import load_course
 from grader.batch.run import RunSettings
 from grader.batch.shards import Shard, gather
 from grader.gradebook import extensions, late, lms, roster, times
 from grader.gradebook.book import ClassBook, GradebookSettings
 from grader.intake import archives
+from grader.intake.discover import Found
 from grader.integrations import gradescope
 from grader.model import RUN_STATUSES, TEST_STATUSES, Limits, UsageError
 from grader.outputs import LMS_SYSTEMS
@@ -18,7 +20,9 @@ from grader.paths import SAMPLE_CLASS
 from grader.pipeline import Interrupted, find_submissions, grade_submissions, stop_on_signals
 from grader.reports import class_report
 from grader.reports.progress import ProgressBar, interrupted_message, resumed_message, summary_table
+from grader.reports.similarity import similarity_line, write_similarity_csv
 from grader.sandbox import containment, wording
+from grader.similarity.pairs import DEFAULT_THRESHOLD, Similarity
 
 DEFAULT_OUT = Path("grades")
 DEFAULTS = Limits()
@@ -35,6 +39,7 @@ class _GradeOptions(TypedDict, total=False):
     shard: Shard | None
     merge: list[Path]
     regrade: list[str]
+    similarity: float | None
 
 
 class _Parser(argparse.ArgumentParser):
@@ -160,6 +165,17 @@ def build_parser() -> argparse.ArgumentParser:
         "tests) has one of these statuses; time-outs, crashes and errors always are",
     )
     grade.add_argument(
+        "--similarity",
+        nargs="?",
+        type=_share,
+        const=DEFAULT_THRESHOLD,
+        metavar="SCORE",
+        help="also compare every pair of students' code (the lessons' own code left out): "
+        "similarity.csv lists the pairs scoring SCORE or more (0 to 1, default "
+        f"{DEFAULT_THRESHOLD:g}) and report.html shows the top ones; a reason to look, never "
+        "a verdict, and no grade changes",
+    )
+    grade.add_argument(
         "--isolation",
         choices=("auto", "bubblewrap", "process"),
         default="auto",
@@ -209,6 +225,16 @@ def _positive(kind: Callable[[str], Number]) -> Callable[[str], Number]:
     return convert
 
 
+def _share(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be above 0 and at most 1")
+    return value
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse the command line and run its command; return the process exit code."""
     try:
@@ -243,6 +269,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 shard=args.shard,
                 merge=args.merge,
                 regrade=args.regrade,
+                similarity=args.similarity,
             )
     except UsageError as error:
         print(f"grader: error: {error}", file=sys.stderr)
@@ -281,6 +308,8 @@ def _grade(
     isolation, gradebook = more.get("isolation", "auto"), more.get("gradebook")
     if more.get("shard") and more.get("merge"):
         raise UsageError("--shard and --merge go in separate runs: grade the shards, then merge")
+    if more.get("shard") and more.get("similarity") is not None:
+        raise UsageError("--similarity compares the whole class: give it with --merge, not --shard")
     submissions = find_submissions(paths, out_dir)
     if more.get("merge"):
         gather(more["merge"], out_dir)
@@ -314,7 +343,8 @@ def _grade(
         print(interrupted_message(progress, out_dir), file=sys.stderr)
         return 128 + stop.signal_number
     progress.finish()
-    class_report.write_class_report(book.summaries(), out_dir, book.catalogue)
+    similar = _similar(submissions, out_dir, more.get("similarity"))
+    class_report.write_class_report(book.summaries(), out_dir, book.catalogue, similar)
     if lms_system:
         comments = book.settings.comments
         lms.write_lms_grades(book.summaries(), out_dir, lms_system, comments=comments)
@@ -327,5 +357,18 @@ def _grade(
     print(f"\nIsolation: {in_force}")
     if progress.resumed:
         print(resumed_message(progress))
+    if similar is not None:
+        print(similarity_line(similar))
     print(f"Reports written to {out_dir}/ (grades.csv and one folder per student).")
     return 0
+
+
+def _similar(found: Sequence[Found], out_dir: Path, threshold: float | None) -> Similarity | None:
+    """Compare the class's code if asked (after grading: no grade reads it); write its CSV."""
+    if threshold is None:
+        return None
+    from grader.similarity.compare import similarity_of  # numpy and copydetect: only if asked
+
+    similar = similarity_of(found, load_course(), threshold)
+    write_similarity_csv(similar, out_dir)
+    return similar

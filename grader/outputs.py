@@ -20,6 +20,7 @@ GRADES_FILE = "grades.csv"  # grader.reports.files
 TIMINGS_FILE = "timings.json"  # grader.reports.files
 REPORT_FILE = "report.html"  # grader.reports.class_report
 ITEM_ANALYSIS_FILE = "item-analysis.csv"  # grader.reports.class_report
+SIMILARITY_FILE = "similarity.csv"  # grader.reports.similarity, with grade --similarity
 LMS_SYSTEMS = ("canvas", "moodle")  # grader.gradebook.lms
 STORE_FOLDER = ".resume"  # each student's kept result, for resuming (grader.batch.resume)
 LOG_FOLDER = "logs"  # where a dead job's log is kept (grader.pipeline, grader.batch.run)
@@ -37,6 +38,7 @@ RESERVED_NAMES = (
     TIMINGS_FILE,
     REPORT_FILE,
     ITEM_ANALYSIS_FILE,
+    SIMILARITY_FILE,
     *(lms_file_name(system) for system in LMS_SYSTEMS),
     STORE_FOLDER,
     LOG_FOLDER,

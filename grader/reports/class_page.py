@@ -49,10 +49,13 @@ class Column:
     numeric: bool = True  # right-aligned
 
 
-def write_page(out: TextIO, figures: ClassFigures, students: Iterable[StudentSummary]) -> None:
+def write_page(
+    out: TextIO, figures: ClassFigures, students: Iterable[StudentSummary], similar: str = ""
+) -> None:
     """Write the whole page to `out`; `students` by student id, read once or twice.
 
     Once for the students' table, and once more for the runs that stopped if there are any.
+    `similar`, if given, is the section on similar code (grader.reports.similarity), put last.
     """
     columns = _columns(figures.timed, figures.late)
     out.write(
@@ -80,6 +83,8 @@ def write_page(out: TextIO, figures: ClassFigures, students: Iterable[StudentSum
     _write_failures(out, figures.failures, figures.tests)
     out.write("\n<h2>Runs that timed out or crashed</h2>\n")
     _write_stopped_table(out, students if figures.stopped else ())
+    if similar:
+        out.write("\n" + similar + "\n")
     files = (
         "<h2>Files</h2>",
         "<p><a href='grades.csv'>grades.csv</a> (every student's points) and "

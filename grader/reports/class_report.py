@@ -37,6 +37,7 @@ from grader.reports.class_figures import (
 from grader.reports.class_runs import RUN_STATUS_WORDS, stopped_run
 from grader.reports.class_scores import MAX_BANDS
 from grader.reports.feedback import format_points
+from grader.reports.similarity import similarity_section
 from grader.reports.store import is_stored
 from grader.reports.summary import (
     NO_VERDICT,
@@ -45,6 +46,7 @@ from grader.reports.summary import (
     error_summary,
     summarize,
 )
+from grader.similarity.pairs import Similarity
 
 __all__ = [
     "CLASS_FILES",
@@ -73,8 +75,11 @@ def write_class_report(
     items: Iterable[StudentSummary | Grade],
     out_dir: str | Path,
     catalogue: Sequence[CatalogueTest] | None = None,
+    similar: Similarity | None = None,
 ) -> Path:
     """Write report.html and item-analysis.csv in out_dir; return the report's path.
+
+    `similar`, what `grade --similarity` found (grader.similarity), adds its section to the page.
 
     `items` is a list or tuple of summaries or Grades in any order, or any other sequence of
     summaries already sorted by student id (the class book's), which is only ever read a
@@ -82,22 +87,27 @@ def write_class_report(
     instead, so one odd result never costs the class its report.
     """
     summaries, catalogue = _by_student(items, catalogue, safely=True)
+    section = similarity_section(similar) if similar is not None else ""
     try:
-        return _write(summaries, Path(out_dir), catalogue)
+        return _write(summaries, Path(out_dir), catalogue, section)
     except OutOfOrder:
         # Not by student id after all: sorted, the class is held, but every rank is right.
-        return _write(sorted(summaries, key=lambda s: s.student), Path(out_dir), catalogue)
+        ordered = sorted(summaries, key=lambda s: s.student)
+        return _write(ordered, Path(out_dir), catalogue, section)
 
 
 def _write(
-    summaries: Sequence[StudentSummary], out_dir: Path, catalogue: Sequence[CatalogueTest]
+    summaries: Sequence[StudentSummary],
+    out_dir: Path,
+    catalogue: Sequence[CatalogueTest],
+    similar: str,
 ) -> Path:
     """Write both files from summaries by student id: the item analysis with the figures."""
     with atomic_writer(out_dir / ITEM_ANALYSIS_FILE) as table:
         figures = _tally(summaries, catalogue, table)
     path = out_dir / REPORT_FILE
     with atomic_writer(path) as page:
-        class_page.write_page(page, figures, summaries)
+        class_page.write_page(page, figures, summaries, similar)
     return path
 
 

@@ -21,4 +21,8 @@ STYLE = (
     ".test-failure{margin:.35rem 0}.test-failure summary{cursor:pointer}"
     ".test-failure .count{display:inline-block;min-width:6.5rem;font-weight:bold}"
     ".category{color:#555}"
+    ".side-by-side{display:grid;grid-template-columns:1fr 1fr;gap:1rem}"
+    ".code-column{min-width:0}pre.code{overflow-x:auto;background:#f7f7f7;padding:.5rem;"
+    "font-size:.8rem;border:1px solid #ddd}pre.code mark{background:#ffe08a}"
+    ".similar-pair{margin:.5rem 0}.similar-pair summary{cursor:pointer}"
 )

@@ -155,3 +155,57 @@ def test_regrade_takes_only_statuses_a_result_can_have(tmp_path, capsys):
     error = capsys.readouterr().err
     assert error.startswith("grader: error: argument --regrade: invalid choice: 'slow'")
     assert len(error.strip().splitlines()) == 1
+
+
+COPIED_PAIR = PROJECT / "fixtures" / "classes" / "copied-pair"
+
+
+@pytest.fixture(scope="module")
+def graded_with_similarity(tmp_path_factory):
+    """The copied-pair class graded without --similarity, then with it."""
+    outs = [tmp_path_factory.mktemp("plain"), tmp_path_factory.mktemp("similar")]
+    runs = [
+        run_grader("grade", COPIED_PAIR, "--out", outs[0], "--jobs", "2"),
+        run_grader("grade", COPIED_PAIR, "--out", outs[1], "--jobs", "2", "--similarity"),
+    ]
+    return runs, outs
+
+
+@pytest.mark.bwrap
+def test_similarity_changes_no_grade_and_no_students_file(graded_with_similarity):
+    runs, (plain, similar) = graded_with_similarity
+    assert [run.returncode for run in runs] == [0, 0], runs[1].stderr
+    students = ("ana", "ben", "cleo", "dev", "eve", "finn")
+    names = ["grades.csv", "item-analysis.csv"] + [
+        f"{student}/{name}"
+        for student in students
+        for name in ("results.json", "feedback.md", "feedback.html")
+    ]
+    for name in names:
+        assert (plain / name).read_bytes() == (similar / name).read_bytes(), name
+    assert not (plain / "similarity.csv").exists()
+
+
+@pytest.mark.bwrap
+def test_similarity_lists_the_copied_pair_first_and_never_the_starter_only_pair(
+    graded_with_similarity,
+):
+    runs, (_, similar) = graded_with_similarity
+    rows = (similar / "similarity.csv").read_text(encoding="utf-8").splitlines()
+    assert rows[0] == "student_a,student_b,score,share_a,share_b"
+    assert rows[1].startswith("ana,ben,")
+    assert not any(row.startswith("cleo,dev,") for row in rows)
+    page = (similar / "report.html").read_text(encoding="utf-8")
+    assert "a reason to look at a pair, not a verdict" in page
+    assert "<a href='ana/feedback.html'>ana</a> and <a href='ben/feedback.html'>ben</a>" in page
+    assert "A reason to look, not a verdict." in runs[1].stdout
+
+
+def test_similarity_needs_the_whole_class_and_a_score_up_to_1(tmp_path, capsys):
+    from grader import cli
+
+    out = str(tmp_path / "out")
+    assert cli.main(["grade", str(tmp_path), "--out", out, "--similarity", "2"]) == 2
+    assert "must be above 0 and at most 1" in capsys.readouterr().err
+    assert cli.main(["grade", str(tmp_path), "--out", out, "--similarity", "--shard", "1/2"]) == 2
+    assert "--similarity compares the whole class" in capsys.readouterr().err

@@ -85,7 +85,11 @@ def test_reading_proc_is_refused_with_its_own_label(grades):
 
 
 def test_patching_the_graders_modules_earns_no_more_than_junk(grades):
-    assert points(grades["patches-grader-modules"]) == points(grades["junk"])
+    # Its envelope names what it patched, which differs between loads: rule 3's twins may then
+    # cost it points that junk's one constant envelope keeps, never the other way round.
+    junk = points(grades["junk"])
+    patched = points(grades["patches-grader-modules"])
+    assert all(amount <= junk[category] for category, amount in patched.items())
 
 
 @pytest.mark.parametrize(

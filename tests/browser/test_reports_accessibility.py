@@ -5,8 +5,9 @@ test_class_report_in_chromium.py: sample students (one with full marks, others w
 one whose code never finishes loading, a copied pair (so the report shows its section on similar
 code) and a roster naming one student who sent nothing. report.html and two feedback pages (a
 student who answered some tests wrongly, and the one whose run timed out) are opened from
-file://, every <details> on them opened, axe-core's own script is put in each, and `axe.run`
-checks the page with every rule it runs by default, whatever their impact.
+file://, in a desktop's window and a phone's, every <details> on them opened; axe-core's own
+script is put in each, and `axe.run` checks the page with every rule it runs by default,
+whatever their impact.
 
 axe-core is pinned in tooling/lite/package-lock.json, beside the site's Pyodide runtime, and
 installed by the same `npm ci` (tooling.lite.build.npm_packages, which `make lite` runs before
@@ -30,6 +31,8 @@ SAMPLE_STUDENTS = ("ada", "alan", "grace", "linus")
 COPIERS = ("ana", "ben")
 ABSENT = "bob"
 AXE_SECONDS = 60
+# A desktop's window and a phone's: at a phone's width the tables and the code scroll sideways.
+WINDOWS = ((1400, 1000), (375, 800))
 # axe-core checks only what is shown: every <details> (who missed a test, a similar pair's code)
 # is opened first, as an instructor would.
 OPEN_EVERY_DETAILS = "document.querySelectorAll('details').forEach((d) => { d.open = true; });"
@@ -100,11 +103,14 @@ def test_the_report_and_the_feedback_pages_pass_axe_core(browser, graded_class, 
     report = (graded_class / "report.html").read_text(encoding="utf-8")
     assert "id='similar-code'" in report and "table class='similar-pairs'" in report
     failures = []
-    for page in pages(graded_class):
-        for violation in violations_on(browser, page, axe_source):
-            failures.append(
-                f"{page.relative_to(graded_class)}: {violation['id']} ({violation['impact']}, "
-                f"{len(violation['targets'])} node(s)) {violation['help']}; first: "
-                f"{violation['targets'][0]}"
-            )
+    for width, height in WINDOWS:
+        browser.set_window_size(width, height)
+        for page in pages(graded_class):
+            for violation in violations_on(browser, page, axe_source):
+                failures.append(
+                    f"{page.relative_to(graded_class)} at {width} px: {violation['id']} "
+                    f"({violation['impact']}, {len(violation['targets'])} node(s)) "
+                    f"{violation['help']}; first: {violation['targets'][0]}"
+                )
+    browser.set_window_size(*WINDOWS[0])
     assert not failures, "axe-core found:\n" + "\n".join(failures)

@@ -80,7 +80,8 @@ vm-deps:
 			$(VM_PACKAGES); \
 	fi
 
-# npm brings the pinned Pyodide runtime for `make lite` (tooling/lite/package-lock.json).
+# npm brings the pinned Pyodide runtime for `make lite` (tooling/lite/package-lock.json), and with
+# it the axe-core that tests/browser/test_reports_accessibility.py runs (never put in the site).
 lite-deps:
 	@command -v npm >/dev/null 2>&1 || { $(SUDO) apt-get update && $(SUDO) apt-get install -y npm; }
 

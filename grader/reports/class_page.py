@@ -62,7 +62,7 @@ def write_page(
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>Class report</title>\n<style>{STYLE}{_sort_style(columns)}</style>\n"
-        "</head>\n<body>\n"
+        "</head>\n<body>\n<main>\n"
     )
     full_marks = _full_marks_bars(figures.categories, figures.graded)
     before_table = [
@@ -91,7 +91,7 @@ def write_page(
         "<a href='item-analysis.csv'>item-analysis.csv</a> (one row per student, one column per "
         "hidden test case: 1 passed, 0 earned nothing, empty not judged).</p>",
     )
-    out.write("\n" + "\n".join(files) + "\n</body>\n</html>\n")
+    out.write("\n" + "\n".join(files) + "\n</main>\n</body>\n</html>\n")
 
 
 def _opening(figures: ClassFigures) -> str:

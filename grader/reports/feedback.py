@@ -185,9 +185,9 @@ def render_html(blocks: Iterable[Block], title: str) -> str:
             body.append(_html_table(*content))
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f"<title>{html.escape(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
+        f"<title>{html.escape(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n<main>\n"
         + "\n".join(body)
-        + "\n</body>\n</html>\n"
+        + "\n</main>\n</body>\n</html>\n"
     )
 
 

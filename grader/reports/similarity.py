@@ -111,7 +111,7 @@ def _side_by_side(rank: int, shown: ShownPair) -> str:
     )
     cells = "".join(
         f"<div class='code-column'><p>{_student(student)}: {share:.0%} of their code matches"
-        f"</p><pre class='code'>{marked(code, regions)}</pre></div>"
+        f"</p><pre class='code' tabindex='0'>{marked(code, regions)}</pre></div>"
         for student, share, code, regions in columns
     )
     return (

@@ -72,6 +72,12 @@ def test_the_site_runs_its_own_pyodide_and_never_falls_back_to_pypi():
     }
 
 
+def test_the_site_carries_nothing_of_axe_core_which_only_the_tests_run(lock):
+    # package-lock.json pins it beside Pyodide, for tests/browser/test_reports_accessibility.py.
+    found = [p for p in SITE.rglob("*") if p.name == "axe-core" or p.name.startswith("axe.")]
+    assert not found
+
+
 def test_the_kernels_waits_are_patched_in_the_built_site():
     static = SITE / "extensions" / "@jupyterlite" / "pyodide-kernel-extension" / "static"
     text = "".join(p.read_text(encoding="utf-8") for p in static.glob("*.js"))

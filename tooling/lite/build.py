@@ -2,7 +2,8 @@
 
 Everything the site needs is pinned and put in the site itself: the JupyterLite builder and the
 widgets' front end (tooling/lite/requirements.txt, in an environment of their own), the Pyodide
-runtime (the npm package, tooling/lite/package-lock.json), the wheels its kernel loads
+runtime (the npm package, tooling/lite/package-lock.json, which also pins the axe-core that the
+browser tests run and the site never carries), the wheels its kernel loads
 (tooling/lite/kernel-wheels.txt, checked against their sha256) and the course as a wheel that
 holds only `course/`. Downloads are kept under build/lite-cache/, so a second build fetches
 nothing. The site is always built from scratch: JupyterLite's incremental build has been seen
@@ -87,8 +88,12 @@ def build_environment() -> Path:
     return BUILD_VENV
 
 
-def pyodide_runtime() -> Path:
-    """Install the pinned npm package `pyodide` under the cache; return its folder."""
+def npm_packages() -> Path:
+    """Install the pinned npm packages under the cache (`npm ci`); return their node_modules.
+
+    They are the Pyodide runtime, of which the site takes RUNTIME_FILES only, and axe-core, which
+    tests/browser/test_reports_accessibility.py runs on the grader's pages and no site carries.
+    """
     npm_dir = CACHE / "npm"
     manifests = [HERE / "package.json", HERE / "package-lock.json"]
     stamp = npm_dir / ".installed"
@@ -99,7 +104,12 @@ def pyodide_runtime() -> Path:
             shutil.copy2(manifest, npm_dir / manifest.name)
         run(["npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts"], cwd=npm_dir)
         stamp.write_text(digest(*manifests), encoding="utf-8")
-    return npm_dir / "node_modules" / "pyodide"
+    return npm_dir / "node_modules"
+
+
+def pyodide_runtime() -> Path:
+    """Install the pinned npm packages under the cache; return the `pyodide` package's folder."""
+    return npm_packages() / "pyodide"
 
 
 def pinned_wheels(requirements: Path = HERE / "kernel-wheels.txt") -> list[PinnedWheel]:

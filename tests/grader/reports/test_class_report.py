@@ -205,6 +205,12 @@ def test_the_page_needs_no_network_and_escapes_what_students_and_tests_say():
     assert "<b>bold</b>" not in page and "&lt;b&gt;bold&lt;/b&gt;" in page
 
 
+def test_everything_the_page_shows_is_in_its_one_main_landmark():
+    page = page_for(CLASS)
+    assert page.count("<main>") == 1
+    assert "<body>\n<main>\n<h1>" in page and page.endswith("</main>\n</body>\n</html>\n")
+
+
 def test_the_same_class_in_any_order_gives_the_same_page():
     assert page_for(list(reversed(CLASS))) == page_for(CLASS)
 

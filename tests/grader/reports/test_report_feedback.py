@@ -71,6 +71,12 @@ def test_the_html_page_escapes_what_it_shows():
     assert "<h3>redaction</h3>" in page
 
 
+def test_everything_the_html_page_shows_is_in_its_one_main_landmark():
+    page = feedback.render_html(feedback.feedback_blocks(grade_for(["failed"])), "Feedback")
+    assert page.count("<main>") == 1
+    assert "<body>\n<main>\n<h1>" in page and page.endswith("</main>\n</body>\n</html>\n")
+
+
 def test_the_failed_cases_of_one_test_are_named_on_one_line():
     words = {"a": "for the id 0", "b": 'for the id ""', "c": "for the id 7"}
     cases = [

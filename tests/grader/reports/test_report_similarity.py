@@ -59,6 +59,8 @@ def test_the_top_pairs_are_side_by_side_linking_both_feedback_pages():
     assert "x = 1\n<mark>y = 2</mark>" in section
     assert "<mark>y = 2</mark>" in section
     assert "score 85%" in section
+    # Each side scrolls sideways, so it takes the keyboard's focus (axe: a scrollable region).
+    assert section.count("<pre class='code' tabindex='0'>") == 2
 
 
 def test_students_code_and_ids_are_escaped_everywhere():

@@ -23,6 +23,16 @@ def trusted_time(limits: Limits) -> str:
     )
 
 
+def restarts(started: int, limits: Limits) -> str:
+    """The submission's process ended so often that starting it again used the grader's time."""
+    return (
+        f"Your code's process ended again and again (the grader started it {started} times: "
+        "os._exit() or a crash at nearly every call?), and starting it anew took the grader "
+        f"longer than your time limit of {limits.timeout:g} seconds, so the tests after that "
+        "point are marked timeout. Look for what ends the process in invoke_tool."
+    )
+
+
 def used_time(spent: float, limits: Limits) -> str:
     """What the code used of its processor time, the limit, and the wall clock's end if met."""
     used = f"Your code used {spent:.1f} seconds of processor time"

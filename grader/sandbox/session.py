@@ -270,6 +270,8 @@ class SubmissionSession:
         if self.allowance.held_left < 0:
             return limit_notes.held(self.limits)
         if self.allowance.spent_time():
+            if self.workers_started > MANY_RESTARTS:  # the grader's time went on starting them
+                return limit_notes.restarts(self.workers_started, self.limits)
             return limit_notes.trusted_time(self.limits)
         return ""
 
@@ -303,6 +305,7 @@ class SubmissionSession:
 
 
 MAX_WORKERS = 1000  # workers one submission may start: one is enough for correct code
+MANY_RESTARTS = 100  # workers started beyond which the grader's time is said to be theirs
 _BATCH_REQUESTS = "batch requests"  # where `shared` keeps a named batch's request line
 
 

@@ -12,7 +12,9 @@ from grader.sandbox.containment import containment_available
 pytestmark = [pytest.mark.bwrap]
 
 REFERENCE = (PROJECT_ROOT / "fixtures/submissions/correct/reference.py").read_text(encoding="utf-8")
-SETTINGS = RunSettings(jobs=2, limits=Limits(timeout=2.5, test_timeout=0.4, output_limit=4096))
+# A submission is stopped at 6 times its time limit on the wall clock (at least 30 s): at 10 s that
+# is a minute, which a crowded machine (eight busy programs beside the run) does not reach.
+SETTINGS = RunSettings(jobs=2, limits=Limits(timeout=10.0, test_timeout=0.4, output_limit=4096))
 
 HOSTILE = {
     "loop_at_import": "while True:\n    pass\n",

@@ -6,11 +6,14 @@ AssemblyError with a sentence a student can act on.
 """
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
 # A notebook cell as its JSON holds it: "cell_type", "id", "metadata", "source"...
 NotebookCell = dict[str, Any]
+READ_ATTEMPTS = 3  # reads of a file found a moment ago that answer "missing" (see _read_bytes)
+READ_PAUSE_SECONDS = 0.2
 
 
 class AssemblyError(Exception):
@@ -24,10 +27,27 @@ class AssemblyError(Exception):
 def read_notebook_cells(path: str | Path) -> list[NotebookCell]:
     """Return the cells of the notebook at `path`; raise AssemblyError if it cannot be read."""
     try:
-        data = Path(path).read_bytes()
+        data = _read_bytes(Path(path))
     except OSError as error:
         raise _unreadable(Path(path).name, error) from None
     return parse_notebook_cells(data, Path(path).name)
+
+
+def _read_bytes(path: Path) -> bytes:
+    """Return the file's bytes, reading again briefly while it answers that it is missing.
+
+    In the browser the kernel reads through JupyterLite's drive, whose answer for a saved
+    notebook was once "missing" for a moment (in CI, step 6 read step 2's notebook so); a file
+    that is really gone is still said to be unreadable, after a second or less.
+    """
+    for attempt in range(1, READ_ATTEMPTS + 1):
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            if attempt == READ_ATTEMPTS:
+                raise
+            time.sleep(READ_PAUSE_SECONDS * attempt)
+    raise AssertionError("unreachable: the last attempt returns or raises")
 
 
 def parse_notebook_cells(data: bytes, name: str) -> list[NotebookCell]:

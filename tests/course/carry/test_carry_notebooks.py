@@ -1,8 +1,11 @@
 """A saved notebook is read as the JSON it is; a file that is not one is a sentence, not a crash."""
 
+from pathlib import Path
+
 import pytest
 from builders import course_cell, exercise_cell, load_lesson, write_lesson
 
+from course.carry import notebooks
 from course.carry.notebooks import AssemblyError, cell_id_of, is_own_cell
 
 pytestmark = []
@@ -34,3 +37,26 @@ def test_only_the_exercise_cells_among_the_courses_cells_are_the_students():
     assert not is_own_cell(course_cell("make-envelope-check", ""))
     markdown = {"cell_type": "markdown", "id": "intro", "metadata": {}, "source": "# Hi"}
     assert not is_own_cell(markdown)
+
+
+def test_a_notebook_that_reads_as_missing_for_a_moment_is_read_again(tmp_path, monkeypatch):
+    write_lesson(tmp_path)
+    real_read = Path.read_bytes
+    failures = []
+
+    def missing_once(path):
+        if path.name == "02-failure-codes.ipynb" and not failures:
+            failures.append(path)
+            raise FileNotFoundError(path)
+        return real_read(path)
+
+    monkeypatch.setattr(Path, "read_bytes", missing_once)
+    monkeypatch.setattr(notebooks, "READ_PAUSE_SECONDS", 0.0)
+    _, problems = load_lesson(tmp_path)
+    assert failures and not problems
+
+
+def test_a_notebook_that_stays_missing_is_said_to_be_unreadable(tmp_path, monkeypatch):
+    monkeypatch.setattr(notebooks, "READ_PAUSE_SECONDS", 0.0)
+    with pytest.raises(AssemblyError, match="could not be read as a notebook"):
+        notebooks.read_notebook_cells(tmp_path / "gone.ipynb")

@@ -74,6 +74,8 @@ class SubmissionSession:
         self.problems: tuple[str, ...] = ()
         # scenario_key of a scenario -> its Observation, for this submission only
         self.observed: dict[ScenarioKey, Observation] = {}
+        # scenario_key of a scenario -> the scenario, for a test that judges every one asked
+        self.scenarios: dict[ScenarioKey, Scenario] = {}
         self.asked: set[ScenarioKey] = set()  # the scenarios the current test asked
         # What the submission's tests work out once and share, by name (a batch's readings).
         self.memo: dict[str, object] = {}
@@ -149,6 +151,7 @@ class SubmissionSession:
         if key not in self.observed:
             self.allowance.check()
             self.observed[key] = self._run(scenario, key)
+            self.scenarios[key] = scenario
         return self.observed[key]
 
     def take_asked(self) -> set[ScenarioKey]:
@@ -325,6 +328,8 @@ def _run_message(scenario: Scenario, toolbox: Toolbox, batched: bool = False) ->
         message["received"] = bool(scenario.get("received"))
         if scenario.get("outcome_only"):
             message["facts"] = "outcome"
+        if "program" in scenario:
+            message["program"] = scenario["program"]
     return message
 
 

@@ -93,6 +93,9 @@ class Records:
         self.pending: list[Pending] = []
         self.nested: list[NestedFact] = []
         self.nested_envelopes: list[object] = []
+        # The envelopes a program's earlier calls returned (steps.Steps.held): the caller still
+        # holds them, so none may come back from this call (rule 9).
+        self.earlier: list[object] = []
 
     def note_built(self, recipe: object, value: object) -> None:
         """Keep `value` for close_coroutines if a maker built it from `recipe`."""
@@ -147,7 +150,8 @@ def _same_envelope(records: Records) -> bool:
     envelopes = records.envelopes
     if len(envelopes) > 1 and envelopes[0] is envelopes[1]:
         return True
-    return any(inner is envelope for inner in records.nested_envelopes for envelope in envelopes)
+    earlier = [*records.nested_envelopes, *records.earlier]
+    return any(kept is envelope for kept in earlier for envelope in envelopes)
 
 
 def raised_fact(records: Records, raised: BaseException) -> RaisedFact:

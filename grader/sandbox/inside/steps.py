@@ -73,6 +73,9 @@ class Steps:
         self.invoke_tool: object = None  # the submission's, for the tools that call it (nesting)
         # The order the last tool call was answered with, for the guard to note its frame.
         self.handed: Pending | None = None
+        # The envelopes the running program's calls returned so far (RunRequest "program"),
+        # kept between its scenarios and handed to the loop to let go of when the next starts.
+        self.held: list[object] = []
 
     def batch_continues(self) -> bool:
         """Say whether a batch has scenarios left: the loop is checked before its one reply."""
@@ -93,6 +96,10 @@ class Steps:
                 self.batch = Batch(message["scenarios"])
                 continue
             self.records = records = Records(message["request"], message)
+            if message.get("program", 0) == 0:  # not a program's later call: let go of the last
+                records.released.append(self.held)
+                self.held = []
+            records.earlier = self.held
             records.fixtures = {
                 name: self.build_value(records, recipe)
                 for name, recipe in message.get("fixtures", {}).items()
@@ -177,6 +184,8 @@ class Steps:
         records, self.records = self.records, None
         assert records is not None
         box[1] = [records, records.released]
+        if "program" in records.options:  # its caller keeps them for the program's later calls
+            self.held.extend(records.envelopes)
         close_coroutines(records)
         if records.observation is None:
             self.describe_late(records)

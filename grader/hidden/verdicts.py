@@ -9,6 +9,7 @@ from typing import Any
 
 from course import contract
 from course.contract import INVALID_RESULT, RESULT_TOO_LARGE, UNKNOWN_TOOL
+from grader.hidden.generated.reading import envelopes, outcome
 from grader.hidden.probes import (
     ROOMY,
     SUCCESS,
@@ -25,7 +26,7 @@ from grader.hidden.probes import (
 )
 from grader.hidden.results import LEAF, NESTED_ARGUMENTS, ONE, PAIR
 from grader.sandbox.handlers import Scenario
-from grader.sandbox.observation import MISSING, Observation
+from grader.sandbox.observation import MISSING, Observation, ScenarioKey
 from grader.sandbox.session import SubmissionSession
 
 # The codes of what a handler raised (and of a tool that is not there): a handler that returned
@@ -211,3 +212,37 @@ def handler_called(
 def called_for(submission: SubmissionSession, arguments: dict[str, Any] | None = None) -> int:
     """Return how often one call with `arguments` and a handler that changes nothing calls it."""
     return submission.call(scenario(returns(ONE), arguments=arguments))["calls"]["probe"]
+
+
+def handler_skipped(scenario: Scenario, observation: Observation) -> bool:
+    """Say whether a call returned without running a handler the contract says it runs.
+
+    The tool is in the table and invoke_tool answered each call, none of them unknown_tool
+    (which the code table judges), yet the handler ran fewer times than invoke_tool was
+    called: rule 7's fault (a circuit breaker, a cache), so the outcome is not another rule's
+    to judge (CONTRACT.md's attribution rule).
+    """
+    name = scenario["request"]["tool"]
+    if type(name) is not str or name not in scenario["tools"] or observation.raised is not None:
+        return False
+    answered = envelopes(observation)
+    if not answered or any(outcome(envelope) == UNKNOWN_TOOL for envelope in answered):
+        return False
+    return observation["calls"].get(name, 0) < len(answered)
+
+
+def skipped_handler(session: SubmissionSession, asked: set[ScenarioKey]) -> ScenarioKey | None:
+    """Return the key of a scenario among `asked` whose handler was skipped, or None.
+
+    A test whose case that is steps aside for no_retry, whose last test judges every scenario
+    any test asked (test_no_retry.test_every_asked_call_runs_its_handler).
+    """
+    for key in sorted(asked, key=repr):
+        scenario, observation = session.scenarios.get(key), session.observed.get(key)
+        if (
+            scenario is not None
+            and observation is not None
+            and handler_skipped(scenario, observation)
+        ):
+            return key
+    return None

@@ -1,0 +1,114 @@
+"""A program's calls are each judged as a scenario of their own: a fault only in its own rule and
+only at the call where it shows, said after the program's earlier calls.
+"""
+
+from grader.hidden.generated.contract_model import expect
+from grader.hidden.generated.corpus import Entry, families
+from grader.hidden.generated.judge import BATCH, earlier_calls, spans
+from grader.hidden.generated.levels import verdicts
+from grader.hidden.generated.rules import RULES
+from grader.hidden.generated.words import program_words
+from grader.hidden.probes import raises, returns, returns_arguments, scenario
+from grader.sandbox.inside.picture import tag, untag
+from grader.sandbox.observation import Observation
+
+pytestmark = []
+
+PROGRAM_RULES = [rule for rule in RULES if "programs" in rule.families]
+
+
+def entry(built):
+    expected = expect(built)
+    return Entry(built, expected, untag(expected.value))
+
+
+def envelope(request_id, value=None, error=None):
+    return {"id": request_id, "ok": error is None, "value": value, "error": error}
+
+
+def observed(answer, calls, same_envelope=False, received=None):
+    return Observation(
+        {
+            "envelopes": [tag(answer)],
+            "raised": None,
+            "tools_changed": False,
+            "reused_object": False,
+            "same_envelope": same_envelope,
+            "forbidden": [],
+            "calls": calls,
+            "received": received or {},
+            "handler_raised": [],
+        }
+    )
+
+
+def faults(built, observation):
+    """The names of the rules that find a fault in one call of a program."""
+    found = verdicts(PROGRAM_RULES, entry(built), observation)
+    pairs = zip(PROGRAM_RULES, found, strict=True)
+    return [rule.name for rule, verdict in pairs if isinstance(verdict, str)]
+
+
+def at(place, built):
+    return {**built, "program": place, "outcome_only": True, "received": True}
+
+
+FAILING = at(1, scenario(raises("runtime_error"), request_id=7))
+SUCCEEDING = at(4, scenario(returns({"n": 1}), request_id=5))
+EMPTY = at(1, scenario(returns_arguments(), arguments={}))
+
+
+def test_a_right_later_call_is_right():
+    right = observed(envelope(7, error="tool_failed"), {"probe": 1})
+    assert faults(FAILING, right) == []
+
+
+def test_an_envelope_given_back_again_is_rule_9s_fault_alone():
+    again = observed(envelope(7, error="tool_failed"), {"probe": 1}, same_envelope=True)
+    assert faults(FAILING, again) == ["inputs_unchanged"]
+
+
+def test_a_handler_a_breaker_skipped_is_rule_7s_fault_alone():
+    skipped = observed(envelope(5, error="tool_failed"), {"probe": 0})
+    assert faults(SUCCEEDING, skipped) == ["called_once"]
+
+
+def test_a_kept_budget_is_rule_4s_fault_alone():
+    measured = at(1, scenario(returns("x" * 20), max_result_bytes=22))
+    kept = observed(envelope("req-7", error="result_too_large"), {"probe": 1})
+    assert faults(measured, kept) == ["budget"]
+
+
+def test_arguments_left_over_from_an_earlier_call_are_rule_5s_fault_alone():
+    left_over = {"__changed__": [True]}
+    polluted = observed(
+        envelope("req-7", value=left_over), {"probe": 1}, received={"probe": [tag(left_over)]}
+    )
+    assert faults(EMPTY, polluted) == ["arguments_copied"]
+
+
+def test_a_value_outside_the_vocabulary_after_good_ones_is_the_vocabularys_fault_alone():
+    tuple_value = at(1, scenario(returns([(1, 2)])))
+    trusted = observed(envelope("req-7", value=[[1, 2]]), {"probe": 1})
+    assert faults(tuple_value, trusted) == ["vocabulary"]
+
+
+def test_the_corpus_keeps_each_program_whole_and_in_order():
+    entries = families()["programs"]
+    assert entries[0].scenario["program"] == 0
+    for previous, current in zip(entries, entries[1:], strict=False):
+        place = current.scenario["program"]
+        assert place == 0 or place == previous.scenario["program"] + 1
+    starts = [start for start, _ in spans(entries)]
+    assert all(entries[start].scenario["program"] == 0 for start in starts)
+    assert all(stop - start <= BATCH for start, stop in spans(entries))
+    lengths = [len(earlier_calls("programs", i)) + 1 for i, e in enumerate(entries)]
+    assert 2 <= max(lengths) <= 6
+
+
+def test_a_failing_call_is_said_after_the_programs_earlier_calls():
+    entries = families()["programs"]
+    index = next(i for i, e in enumerate(entries) if e.scenario["program"] == 2)
+    said = program_words(earlier_calls("programs", index), "the call gave tool_failed")
+    assert said.startswith("after 2 earlier calls of invoke_tool into the same loaded code (1: ")
+    assert said.endswith("the third call went wrong: the call gave tool_failed")

@@ -2,6 +2,8 @@
 only at the call where it shows, said after the program's earlier calls.
 """
 
+import itertools
+
 from grader.hidden.generated.contract_model import expect
 from grader.hidden.generated.corpus import Entry, families
 from grader.hidden.generated.judge import BATCH, earlier_calls, spans
@@ -96,7 +98,7 @@ def test_a_value_outside_the_vocabulary_after_good_ones_is_the_vocabularys_fault
 def test_the_corpus_keeps_each_program_whole_and_in_order():
     entries = families()["programs"]
     assert entries[0].scenario["program"] == 0
-    for previous, current in zip(entries, entries[1:], strict=False):
+    for previous, current in itertools.pairwise(entries):
         place = current.scenario["program"]
         assert place == 0 or place == previous.scenario["program"] + 1
     starts = [start for start, _ in spans(entries)]

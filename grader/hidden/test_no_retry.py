@@ -126,7 +126,7 @@ def test_only_the_named_tool_is_called(submission: SubmissionSession) -> None:
 
 @parametrize("rule", rules_of(CATEGORY))
 def test_generated_scenarios_keep_the_rule(submission: SubmissionSession, rule: Rule) -> None:
-    """Every generated scenario keeps the rule: ids, names, exceptions, values, budgets, programs."""
+    """Each generated scenario keeps the rule: ids, names, exceptions, values, budgets, programs."""
     judge(submission, rule)
 
 

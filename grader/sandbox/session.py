@@ -207,6 +207,20 @@ class SubmissionSession:
             raise SandboxForbidden("the code used " + ", ".join(forbidden))
         return observations
 
+    def run_fresh(self, scenarios: Sequence[Scenario]) -> list[Observation]:
+        """Run scenarios as `run_batch` does, in a worker of their own that loads the code anew.
+
+        That worker is stopped afterwards and the session's own, if any, is kept as it was: what
+        the code remembers from earlier tests is neither seen by these scenarios nor changed by
+        them (a failing program is replayed alone to shrink it). Its time is the submission's.
+        """
+        kept, self.worker = self.worker, None
+        try:
+            return self.run_batch(scenarios)
+        finally:
+            self.stop()
+            self.worker = kept
+
     def _batch_request(self, scenarios: Sequence[Scenario], name: str | None) -> Encoded:
         """Return the batch's request line, kept in `shared` under its name, if it has one."""
         key = f"{_BATCH_REQUESTS}/{name}"

@@ -25,6 +25,7 @@ from grader.hidden.generated.rules import (
     Verdict,
     rule_named,
 )
+from grader.hidden.generated.shrink import shrunk_fault
 from grader.hidden.generated.words import program_words, scenario_words
 from grader.model import FailedExample, NotJudged
 from grader.sandbox.crossing import RaisedFact
@@ -61,6 +62,7 @@ class Tally:
     judged: int = 0
     fault: FailedExample | None = None
     judging: Judging = field(default_factory=Judging)
+    index: int = -1  # the family's index of the scenario that failed
 
 
 @dataclass
@@ -206,7 +208,26 @@ def _judge_one(run: FamilyRun, index: int, observation: Observation) -> None:
             said = scenario_words(entry.scenario)
             if entry.scenario.get("program"):  # said after the program's earlier calls
                 fault = program_words(earlier_calls(run.name, index), fault)
-            tally.fault = FailedExample(fault, said, taught)
+            tally.fault, tally.index = FailedExample(fault, said, taught), index
+
+
+def _smallest(
+    submission: SubmissionSession, rule: Rule, family: str, index: int, fault: FailedExample
+) -> FailedExample:
+    """Return `fault`, or, for a later call of a program, said of its smallest failing program.
+
+    Replaying costs only a failing submission (shrink.py); the failing call itself is kept.
+    """
+    entries = families()[family]
+    if not 0 <= index < len(entries) or not entries[index].scenario.get("program"):
+        return fault
+    calls = [*earlier_calls(family, index), entries[index]]
+    shrunk = shrunk_fault(submission, rule, calls)
+    if shrunk is None:
+        return fault
+    said = scenario_words(entries[index].scenario)
+    taught = UNENCODABLE_TAUGHT if entries[index].expected.unencodable else ""
+    return FailedExample(shrunk, said, taught)
 
 
 def earlier_calls(family: str, index: int) -> list[Entry]:
@@ -235,7 +256,7 @@ def judge(submission: SubmissionSession, rule: Rule) -> None:
             continue
         fault = found[rule.name].fault
         if fault is not None:
-            raise fault
+            raise _smallest(submission, rule, family, found[rule.name].index, fault)
         judged += found[rule.name].judged
         read.append((family, found))
     if problem is not None and (judged == 0 or rule.name == "never_raises"):

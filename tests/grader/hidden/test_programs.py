@@ -9,6 +9,7 @@ from grader.hidden.generated.corpus import Entry, families
 from grader.hidden.generated.judge import BATCH, earlier_calls, spans
 from grader.hidden.generated.levels import verdicts
 from grader.hidden.generated.rules import RULES
+from grader.hidden.generated.shrink import shrunk_fault
 from grader.hidden.generated.words import program_words
 from grader.hidden.probes import raises, returns, returns_arguments, scenario
 from grader.sandbox.inside.picture import tag, untag
@@ -114,3 +115,35 @@ def test_a_failing_call_is_said_after_the_programs_earlier_calls():
     said = program_words(earlier_calls("programs", index), "the call gave tool_failed")
     assert said.startswith("after 2 earlier calls of invoke_tool into the same loaded code (1: ")
     assert said.endswith("the third call went wrong: the call gave tool_failed")
+
+
+class Replaying:
+    """A stand-in session whose code keeps the envelope of request 1 and gives it back later."""
+
+    def __init__(self):
+        self.replays = []
+
+    def run_fresh(self, program):
+        self.replays.append([call["request"]["id"] for call in program])
+        kept = any(call["request"]["id"] == 1 for call in program[:-1])
+        last = program[-1]["request"]["id"]
+        answers = [
+            observed(envelope(c["request"]["id"], error="not_found"), {"probe": 1})
+            for c in program[:-1]
+        ]
+        return [*answers, observed(envelope(last, error="not_found"), {"probe": 1}, kept)]
+
+
+def test_a_failing_program_is_shrunk_to_the_calls_its_fault_needs():
+    calls = [entry(at(n, scenario(raises("not_found"), request_id=n + 1))) for n in range(4)]
+    session = Replaying()
+    rule = next(rule for rule in PROGRAM_RULES if rule.name == "inputs_unchanged")
+    said = shrunk_fault(session, rule, calls)
+    assert said.startswith("after 1 earlier call of invoke_tool into the same loaded code (1: id 1")
+    assert session.replays == [[1, 2, 3, 4], [2, 3, 4], [1, 3, 4], [1, 4]]
+
+
+def test_a_program_that_does_not_fail_alone_is_not_shrunk():
+    calls = [entry(at(n, scenario(raises("not_found"), request_id=n + 2))) for n in range(3)]
+    rule = next(rule for rule in PROGRAM_RULES if rule.name == "inputs_unchanged")
+    assert shrunk_fault(Replaying(), rule, calls) is None

@@ -55,3 +55,19 @@ def test_a_new_program_forgets_the_envelopes_of_the_last(fork_server):
     # Two programs of one call each: the second starts afresh, so nothing is held against it.
     calls = [*program(FAILING), *program(FAILING)]
     assert [found["same_envelope"] for found in run(fork_server, CACHED, calls)] == [False, False]
+
+
+def test_a_fresh_replay_neither_sees_nor_changes_what_the_sessions_worker_remembers(fork_server):
+    session = session_for(fork_server, CACHED, timeout=20.0, test_timeout=5.0)
+    try:
+        [first] = session.run_batch(program(FAILING))
+        worker = session.worker
+        # Alone, in a worker loaded anew, the program gives new envelopes and then the kept one.
+        alone = session.run_fresh(program(FAILING, FAILING))
+        assert [found["same_envelope"] for found in alone] == [False, True]
+        assert session.worker is worker
+        # The session's own worker still keeps the envelope of its first call for id 7.
+        again = session.run_batch([{**FAILING, "program": 1, "outcome_only": True}])
+        assert again[0]["same_envelope"]
+    finally:
+        session.stop()

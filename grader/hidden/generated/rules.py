@@ -322,6 +322,8 @@ def called_once(entry: Entry, observation: Observation) -> Verdict:
     """Rule 7: each call of invoke_tool calls its handler once, and none for an unknown tool."""
     if settled(entry, observation) < len(entry.expected.outcomes):
         return SKIP  # later calls ran on a changed table or request: rule 9's fault
+    if observation.data.get("stale_calls"):
+        return "a tool of an earlier call's table was called: a call runs only its own tools"
     if calls_right(entry, observation):
         return None
     calls = observation["calls"]

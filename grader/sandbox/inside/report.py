@@ -79,6 +79,7 @@ class Records:
         self.observation: ScenarioFacts | str | None = None
         self.released: list[object] = []  # what describing let go of, for the loop to free
         self.arguments_shared = False  # a tool was given an object the request holds
+        self.stale_calls = 0  # calls of a stand-in of an earlier call's table (steps.call)
         # In a batch, every tool the scenario may call, by key (recipes.every_tool), for the
         # guard to answer itself; what the trusted side counts otherwise, the guard counts.
         specs = options.get("specs")
@@ -126,6 +127,8 @@ def _describe(records: Records, released: list[object]) -> ScenarioFacts:
         observation["nested"] = records.nested
     if any(_holds_thrown(envelope, records) for envelope in envelopes):
         observation["holds_exception"] = True
+    if records.stale_calls:
+        observation["stale_calls"] = records.stale_calls
     if records.outcome_only:
         return observation
     request_after = tag(request)

@@ -224,8 +224,14 @@ class Steps:
         if type(box) is not list or len(box) != 4:
             return self.forbid("calling a tool that way")
         specs = None if records is None else records.specs  # every tool's, in a batch
-        if records is None or type(name) is not str or name not in (specs or records.stubs):
+        if records is None or type(name) is not str:
             return self.forbid("calling a tool outside the test that gave it")
+        if name not in (specs or records.stubs):
+            # The stand-in of an earlier call's table, kept by the code (a table remembered
+            # from the first call): no tool of this call. Counted for rule 7, and it raises,
+            # as a handler that is gone would; nothing of the trusted side is reached.
+            records.stale_calls += 1
+            return RuntimeError("This tool is not in the table of this call of invoke_tool.")
         arguments = box[0]
         if not records.arguments_shared and not records.outcome_only:
             records.arguments_shared = shares_with_request(records, arguments)

@@ -147,3 +147,10 @@ def test_a_program_that_does_not_fail_alone_is_not_shrunk():
     calls = [entry(at(n, scenario(raises("not_found"), request_id=n + 2))) for n in range(3)]
     rule = next(rule for rule in PROGRAM_RULES if rule.name == "inputs_unchanged")
     assert shrunk_fault(Replaying(), rule, calls) is None
+
+
+def test_a_tool_of_an_earlier_calls_table_breaks_rule_7_and_unknown_tool():
+    unknown = at(1, {**scenario(returns(1)), "tools": {}})
+    stale = observed(envelope("req-7", error="tool_failed"), {})
+    stale.data["stale_calls"] = 1
+    assert faults(unknown, stale) == ["codes", "called_once"]

@@ -71,3 +71,25 @@ def test_a_fresh_replay_neither_sees_nor_changes_what_the_sessions_worker_rememb
         assert again[0]["same_envelope"]
     finally:
         session.stop()
+
+
+# Keeps every table it was given and falls back on it: a tool of an earlier call runs.
+REMEMBERS = reference_with(
+    """
+_registry = {}
+
+
+def invoke_tool(request, tools, *, max_result_bytes=4096):
+    _registry.update(tools)
+    return _honest(request, _registry, max_result_bytes=max_result_bytes)
+"""
+)
+
+
+def test_a_tool_of_an_earlier_calls_table_is_counted_not_forbidden(fork_server):
+    calls = program(scenario(returns(1)), {**scenario(returns(1)), "tools": {}})
+    first, second = run(fork_server, REMEMBERS, calls)
+    assert "stale_calls" not in first.data
+    assert second.data["stale_calls"] == 1
+    assert second["forbidden"] == []
+    assert second.envelope == {"id": "req-7", "ok": False, "value": None, "error": "tool_failed"}

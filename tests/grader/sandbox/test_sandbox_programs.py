@@ -60,7 +60,7 @@ def test_a_new_program_forgets_the_envelopes_of_the_last(fork_server):
 def test_a_fresh_replay_neither_sees_nor_changes_what_the_sessions_worker_remembers(fork_server):
     session = session_for(fork_server, CACHED, timeout=20.0, test_timeout=5.0)
     try:
-        [first] = session.run_batch(program(FAILING))
+        session.run_batch(program(FAILING))
         worker = session.worker
         # Alone, in a worker loaded anew, the program gives new envelopes and then the kept one.
         alone = session.run_fresh(program(FAILING, FAILING))

@@ -27,6 +27,7 @@ from grader.hidden.probes import (
 from grader.hidden.results import LEAF, NESTED_ARGUMENTS, ONE, PAIR
 from grader.sandbox.handlers import Scenario
 from grader.sandbox.observation import MISSING, Observation, ScenarioKey
+from grader.sandbox.problems import SandboxProblem
 from grader.sandbox.session import SubmissionSession
 
 # The codes of what a handler raised (and of a tool that is not there): a handler that returned
@@ -232,17 +233,38 @@ def handler_skipped(scenario: Scenario, observation: Observation) -> bool:
 
 
 def skipped_handler(session: SubmissionSession, asked: set[ScenarioKey]) -> ScenarioKey | None:
-    """Return the key of a scenario among `asked` whose handler was skipped, or None.
+    """Return the key of a scenario among `asked` whose handler was skipped for what came before.
 
     A test whose case that is steps aside for no_retry, whose last test judges every scenario
-    any test asked (test_no_retry.test_every_asked_call_runs_its_handler).
+    any test asked (test_no_retry.test_every_asked_call_runs_its_handler). Only a handler the
+    same call runs when made alone, in a worker loaded anew: one skipped there too is skipped for
+    the call's own inputs (empty arguments refused, say), and the answer made up for it is the
+    code table's to judge as well (fixtures/submissions/exceptions.toml says which).
     """
     for key in sorted(asked, key=repr):
         scenario, observation = session.scenarios.get(key), session.observed.get(key)
-        if (
-            scenario is not None
-            and observation is not None
-            and handler_skipped(scenario, observation)
-        ):
+        if scenario is None or observation is None or not handler_skipped(scenario, observation):
+            continue
+        if runs_alone(session, key, scenario):
             return key
     return None
+
+
+def runs_alone(session: SubmissionSession, key: ScenarioKey, scenario: Scenario) -> bool:
+    """Say whether the scenario's handler runs when the call is made alone, in a fresh worker.
+
+    Asked once per scenario, and only for a failing test whose handler was skipped: a correct
+    submission never pays for it.
+    """
+    found = session.memo.setdefault(ALONE, {})
+    assert isinstance(found, dict)  # only this function keeps anything under ALONE
+    if key not in found:
+        try:
+            [observation] = session.run_fresh([scenario])
+            found[key] = not handler_skipped(scenario, observation)
+        except SandboxProblem:
+            found[key] = False
+    return bool(found[key])
+
+
+ALONE = "verdicts/runs alone"  # where SubmissionSession.memo keeps what runs_alone found

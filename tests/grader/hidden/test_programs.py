@@ -12,6 +12,7 @@ from grader.hidden.generated.rules import RULES
 from grader.hidden.generated.shrink import shrunk_fault
 from grader.hidden.generated.words import program_words
 from grader.hidden.probes import raises, returns, returns_arguments, scenario
+from grader.hidden.verdicts import handler_skipped, skipped_handler
 from grader.sandbox.inside.picture import tag, untag
 from grader.sandbox.observation import Observation
 
@@ -154,3 +155,37 @@ def test_a_tool_of_an_earlier_calls_table_breaks_rule_7_and_unknown_tool():
     stale = observed(envelope("req-7", error="tool_failed"), {})
     stale.data["stale_calls"] = 1
     assert faults(unknown, stale) == ["codes", "called_once"]
+
+
+def test_a_handler_is_skipped_only_when_an_answer_came_without_it():
+    probe = scenario(returns(1))
+    right = observed(envelope("req-7", value=1), {"probe": 1})
+    skipped = observed(envelope("req-7", error="tool_failed"), {"probe": 0})
+    taken_for_unknown = observed(envelope("req-7", error="unknown_tool"), {"probe": 0})
+    assert not handler_skipped(probe, right)
+    assert handler_skipped(probe, skipped)
+    assert not handler_skipped(probe, taken_for_unknown)  # the code table judges unknown_tool
+    assert not handler_skipped({**probe, "tools": {}}, skipped)  # no handler to run
+
+
+class Fresh:
+    """A stand-in session: its scenarios' observations, and one fresh replay's answer."""
+
+    def __init__(self, probe, seen, alone):
+        self.scenarios, self.observed, self.memo = {"k": probe}, {"k": seen}, {}
+        self.alone, self.replays = alone, 0
+
+    def run_fresh(self, scenarios):
+        self.replays += 1
+        return [self.alone]
+
+
+def test_a_test_steps_aside_only_for_a_handler_that_runs_when_the_call_is_made_alone():
+    probe = scenario(returns(1))
+    skipped = observed(envelope("req-7", error="tool_failed"), {"probe": 0})
+    breaker = Fresh(probe, skipped, observed(envelope("req-7", value=1), {"probe": 1}))
+    assert skipped_handler(breaker, {"k"}) == "k"
+    assert skipped_handler(breaker, {"k"}) == "k"
+    assert breaker.replays == 1  # once per scenario
+    refuses = Fresh(probe, skipped, skipped)  # skipped for its own inputs: no stepping aside
+    assert skipped_handler(refuses, {"k"}) is None

@@ -27,6 +27,7 @@ from grader.hidden.verdicts import (
     TWO_SUCCESSES,
     called_for,
     envelope_or_step_aside,
+    handler_judged,
     handler_skipped,
     plain_verdict,
     request_kept,
@@ -136,9 +137,8 @@ def test_every_asked_call_runs_its_handler(submission: SubmissionSession) -> Non
     # After every other test, it asks each scenario they asked (each observed once, so asking
     # again costs nothing): a test of another category whose handler was skipped (a breaker
     # opened by earlier failures, a cache) steps aside for this one, which judges it here.
-    skipped = [
-        key
-        for key, probe in list(submission.scenarios.items())
-        if handler_skipped(probe, submission.call(probe))
-    ]
+    asked = [(probe, submission.call(probe)) for probe in list(submission.scenarios.values())]
+    judged = [(probe, seen) for probe, seen in asked if handler_judged(probe, seen)]
+    assert judged, "invoke_tool never answered a call whose handler must run"  # no points for it
+    skipped = [probe for probe, seen in judged if handler_skipped(probe, seen)]
     assert not skipped, f"{len(skipped)} calls returned without calling their handler"

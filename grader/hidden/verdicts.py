@@ -223,13 +223,23 @@ def handler_skipped(scenario: Scenario, observation: Observation) -> bool:
     called: rule 7's fault (a circuit breaker, a cache), so the outcome is not another rule's
     to judge (CONTRACT.md's attribution rule).
     """
+    if not handler_judged(scenario, observation):
+        return False
+    name = scenario["request"]["tool"]
+    return observation["calls"].get(name, 0) < len(observation.envelopes)
+
+
+def handler_judged(scenario: Scenario, observation: Observation) -> bool:
+    """Say whether a call says anything of whether its handler ran: it must, and was answered.
+
+    The tool is in the table, invoke_tool returned for each call (what raised is rule 8's),
+    and no answer is unknown_tool (the code table's).
+    """
     name = scenario["request"]["tool"]
     if type(name) is not str or name not in scenario["tools"] or observation.raised is not None:
         return False
     answered = envelopes(observation)
-    if not answered or any(outcome(envelope) == UNKNOWN_TOOL for envelope in answered):
-        return False
-    return observation["calls"].get(name, 0) < len(answered)
+    return bool(answered) and all(outcome(envelope) != UNKNOWN_TOOL for envelope in answered)
 
 
 def skipped_handler(session: SubmissionSession, asked: set[ScenarioKey]) -> ScenarioKey | None:

@@ -79,12 +79,10 @@ def program(draw: st.DrawFn) -> Program:
 def stamped(calls: Program) -> Program:
     """Return the calls as the corpus keeps them: each with its place in the program, observed.
 
-    Each observes its outcome and what its handler received (rule 5 reads it on every call).
+    Each observes everything and what its handler received: rule 5 reads it on every call, and
+    needs to know whether invoke_tool changed the request itself (rule 9's fault) to judge it.
     """
-    return [
-        {**call, "program": place, "outcome_only": True, "received": True}
-        for place, call in enumerate(calls)
-    ]
+    return [{**call, "program": place, "received": True} for place, call in enumerate(calls)]
 
 
 def _call(request_id: object, spec: ToolSpec | None, **more: Any) -> Scenario:

@@ -143,19 +143,27 @@ CLASS_MUTATIONS = (
             f'    {STRIP}\n    return {{"id": request_id, "ok": False',
         ),
     ),
-    code_rule("messageless-is-tool-failed", 'if not exc.args:\n        return "tool_failed"'),
+    # A code read from what an exception carries breaks rule 3 too: its twins, of one class,
+    # get different envelopes (CONTRACT.md's attribution rule).
+    code_rule(
+        "messageless-is-tool-failed",
+        'if not exc.args:\n        return "tool_failed"',
+        ("error_codes", "redaction"),
+    ),
     code_rule(
         "errno-is-not-found",
         'if getattr(exc, "errno", None) is not None:\n        return "not_found"',
+        ("error_codes", "redaction"),
     ),
     code_rule(
         "retry-after-is-tool-failed",
         'if hasattr(exc, "retry_after"):\n        return "tool_failed"',
+        ("error_codes", "redaction"),
     ),
     code_rule(
         "code-attribute-is-the-code",
         'if type(getattr(exc, "code", None)) is str:\n        return exc.code',
-        ("envelope", "error_codes"),  # its codes are any string: rule 2 too
+        ("envelope", "error_codes", "redaction"),  # its codes are any string: rule 2 too
     ),
     ClassMutation(
         "codes-by-exact-class",

@@ -6,9 +6,10 @@
     def test_handler_is_called_exactly_once(submission, handler): ...
 
 These declarations are the one reading of the suite: `declared_suite()` lists its tests, by
-file and then in the order of definition, as plain data. A grading job calls what it lists
-(grader/job/suite.py); pytest's collection is built from the same declarations
-(grader/hidden/conftest.py) and refuses any test they do not list, so the two cannot disagree.
+file and then in the order of definition (a test marked `runs_last` after all), as plain
+data. A grading job calls what it lists (grader/job/suite.py); pytest's collection is built
+from the same declarations (grader/hidden/conftest.py) and refuses any test they do not list,
+so the two cannot disagree.
 """
 
 import importlib
@@ -21,6 +22,7 @@ from typing import TypeVar
 CATEGORY_NAME = "CATEGORY"  # the module attribute naming a hidden test module's category
 _DECLARED = "hidden_cases"  # the attribute `parametrize` sets on a test function
 _PART = "hidden_part"  # the attribute `judges` sets on a test function
+_LAST = "hidden_last"  # the attribute `runs_last` sets on a test function
 HIDDEN_PACKAGE = __name__.rpartition(".")[0]
 TEST_FILES = "test_*.py"  # pytest's default names, which the suite's pytest.ini keeps
 TEST_PREFIX = "test"
@@ -84,6 +86,12 @@ def judges(part: str) -> Callable[[Function], Function]:
     return declare
 
 
+def runs_last(function: Function) -> Function:
+    """Call the decorated test after every other: it judges what all of them asked."""
+    setattr(function, _LAST, True)
+    return function
+
+
 def declared_cases(function: object) -> Parametrization | None:
     """Return the cases `parametrize` declared for `function`, or None if it declared none."""
     declared = getattr(function, _DECLARED, None)
@@ -117,7 +125,8 @@ def declared_suite() -> list[DeclaredTest]:
         for name, function in vars(module).items():
             if name.startswith(TEST_PREFIX) and inspect.isfunction(function):
                 tests.extend(_declared(name, function, categories))
-    return tests
+    # Stable: every other test keeps its place, by file and then in the order of definition.
+    return sorted(tests, key=lambda test: bool(getattr(test.function, _LAST, False)))
 
 
 def _declared(

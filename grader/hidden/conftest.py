@@ -31,9 +31,15 @@ def pytest_itemcollected(item: pytest.Item) -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Refuse any collected test that is not declared, as a job would call it, in cases.py."""
-    declared: dict[str, DeclaredTest] = {test.name: test for test in declared_suite()}
+    """Refuse any collected test that is not declared, as a job would call it, in cases.py.
+
+    The tests are then put in the declared order, which moves a `runs_last` test to the end.
+    """
+    suite = declared_suite()
+    declared: dict[str, DeclaredTest] = {test.name: test for test in suite}
     for item in items:
         test = declared.get(item.name)
         if test is None or test.function is not getattr(item, "obj", None):
             raise pytest.UsageError(f"{item.nodeid} is not a test grader/hidden/cases.py declares")
+    place = {test.name: number for number, test in enumerate(suite)}
+    items.sort(key=lambda item: place[item.name])

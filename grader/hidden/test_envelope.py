@@ -344,5 +344,5 @@ def test_tools_are_left_unchanged(submission: SubmissionSession, probe: Scenario
 
 @parametrize("rule", rules_of(CATEGORY))
 def test_generated_scenarios_keep_the_rule(submission: SubmissionSession, rule: Rule) -> None:
-    """Every generated scenario keeps the rule: ids, names, exceptions, values, budgets, nesting."""
+    """Each generated scenario keeps the rule: ids, names, exceptions, values, budgets, programs."""
     judge(submission, rule)

@@ -7,7 +7,7 @@ False, which is still a tool.
 
 from typing import Any
 
-from grader.hidden.cases import cases, parametrize
+from grader.hidden.cases import cases, parametrize, runs_last
 from grader.hidden.generated.judge import judge
 from grader.hidden.generated.rules import Rule, rules_of
 from grader.hidden.probes import (
@@ -27,6 +27,8 @@ from grader.hidden.verdicts import (
     TWO_SUCCESSES,
     called_for,
     envelope_or_step_aside,
+    handler_judged,
+    handler_skipped,
     plain_verdict,
     request_kept,
 )
@@ -125,5 +127,21 @@ def test_only_the_named_tool_is_called(submission: SubmissionSession) -> None:
 
 @parametrize("rule", rules_of(CATEGORY))
 def test_generated_scenarios_keep_the_rule(submission: SubmissionSession, rule: Rule) -> None:
-    """Every generated scenario keeps the rule: ids, names, exceptions, values, budgets, nesting."""
+    """Each generated scenario keeps the rule: ids, names, exceptions, values, budgets, programs."""
     judge(submission, rule)
+
+
+@runs_last
+def test_every_asked_call_runs_its_handler(submission: SubmissionSession) -> None:
+    """Every call of the other tests ran its handler: none was skipped for what came before."""
+    # After every other test, it asks each scenario they asked (each observed once, so asking
+    # again costs nothing): a test of another category whose handler was skipped (a breaker
+    # opened by earlier failures, a cache) steps aside for this one, which judges it here.
+    # A plain success first (its own test asked it already): a submission out of time times
+    # out here, as at every other test, and one that answers has a call to be judged on.
+    submission.call(scenario(returns(ONE)))
+    asked = [(probe, submission.call(probe)) for probe in list(submission.scenarios.values())]
+    judged = [(probe, seen) for probe, seen in asked if handler_judged(probe, seen)]
+    assert judged, "invoke_tool never answered a call whose handler must run"  # no points for it
+    skipped = [probe for probe, seen in judged if handler_skipped(probe, seen)]
+    assert not skipped, f"{len(skipped)} calls returned without calling their handler"

@@ -148,5 +148,5 @@ def test_large_budget_is_measured_exactly(submission: SubmissionSession) -> None
 
 @parametrize("rule", rules_of(CATEGORY))
 def test_generated_scenarios_keep_the_rule(submission: SubmissionSession, rule: Rule) -> None:
-    """Every generated scenario keeps the rule: ids, names, exceptions, values, budgets, nesting."""
+    """Each generated scenario keeps the rule: ids, names, exceptions, values, budgets, programs."""
     judge(submission, rule)

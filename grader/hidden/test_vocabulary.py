@@ -113,5 +113,5 @@ def test_deep_nesting_within_json_limits_is_accepted(
 
 @parametrize("rule", rules_of(CATEGORY))
 def test_generated_scenarios_keep_the_rule(submission: SubmissionSession, rule: Rule) -> None:
-    """Every generated scenario keeps the rule: ids, names, exceptions, values, budgets, nesting."""
+    """Each generated scenario keeps the rule: ids, names, exceptions, values, budgets, programs."""
     judge(submission, rule)

@@ -9,6 +9,7 @@ from typing import Any
 
 from course import contract
 from course.contract import INVALID_RESULT, RESULT_TOO_LARGE, UNKNOWN_TOOL
+from grader.hidden.generated.reading import envelopes, outcome
 from grader.hidden.probes import (
     ROOMY,
     SUCCESS,
@@ -25,7 +26,8 @@ from grader.hidden.probes import (
 )
 from grader.hidden.results import LEAF, NESTED_ARGUMENTS, ONE, PAIR
 from grader.sandbox.handlers import Scenario
-from grader.sandbox.observation import MISSING, Observation
+from grader.sandbox.observation import MISSING, Observation, ScenarioKey
+from grader.sandbox.problems import SandboxProblem
 from grader.sandbox.session import SubmissionSession
 
 # The codes of what a handler raised (and of a tool that is not there): a handler that returned
@@ -211,3 +213,68 @@ def handler_called(
 def called_for(submission: SubmissionSession, arguments: dict[str, Any] | None = None) -> int:
     """Return how often one call with `arguments` and a handler that changes nothing calls it."""
     return submission.call(scenario(returns(ONE), arguments=arguments))["calls"]["probe"]
+
+
+def handler_skipped(scenario: Scenario, observation: Observation) -> bool:
+    """Say whether a call returned without running a handler the contract says it runs.
+
+    The tool is in the table and invoke_tool answered each call, none of them unknown_tool
+    (which the code table judges), yet the handler ran fewer times than invoke_tool was
+    called: rule 7's fault (a circuit breaker, a cache), so the outcome is not another rule's
+    to judge (CONTRACT.md's attribution rule).
+    """
+    if not handler_judged(scenario, observation):
+        return False
+    name = scenario["request"]["tool"]
+    return observation["calls"].get(name, 0) < len(observation.envelopes)
+
+
+def handler_judged(scenario: Scenario, observation: Observation) -> bool:
+    """Say whether a call says anything of whether its handler ran: it must, and was answered.
+
+    The tool is in the table, invoke_tool returned for each call (what raised is rule 8's),
+    and no answer is unknown_tool (the code table's).
+    """
+    name = scenario["request"]["tool"]
+    if type(name) is not str or name not in scenario["tools"] or observation.raised is not None:
+        return False
+    answered = envelopes(observation)
+    return bool(answered) and all(outcome(envelope) != UNKNOWN_TOOL for envelope in answered)
+
+
+def skipped_handler(session: SubmissionSession, asked: set[ScenarioKey]) -> ScenarioKey | None:
+    """Return the key of a scenario among `asked` whose handler was skipped for what came before.
+
+    A test whose case that is steps aside for no_retry, whose last test judges every scenario
+    any test asked (test_no_retry.test_every_asked_call_runs_its_handler). Only a handler the
+    same call runs when made alone, in a worker loaded anew: one skipped there too is skipped for
+    the call's own inputs (empty arguments refused, say), and the answer made up for it is the
+    code table's to judge as well (fixtures/submissions/exceptions.toml says which).
+    """
+    for key in sorted(asked, key=repr):
+        scenario, observation = session.scenarios.get(key), session.observed.get(key)
+        if scenario is None or observation is None or not handler_skipped(scenario, observation):
+            continue
+        if runs_alone(session, key, scenario):
+            return key
+    return None
+
+
+def runs_alone(session: SubmissionSession, key: ScenarioKey, scenario: Scenario) -> bool:
+    """Say whether the scenario's handler runs when the call is made alone, in a fresh worker.
+
+    Asked once per scenario, and only for a failing test whose handler was skipped: a correct
+    submission never pays for it.
+    """
+    found = session.memo.setdefault(ALONE, {})
+    assert isinstance(found, dict)  # only this function keeps anything under ALONE
+    if key not in found:
+        try:
+            [observation] = session.run_fresh([scenario])
+            found[key] = not handler_skipped(scenario, observation)
+        except SandboxProblem:
+            found[key] = False
+    return bool(found[key])
+
+
+ALONE = "verdicts/runs alone"  # where SubmissionSession.memo keeps what runs_alone found

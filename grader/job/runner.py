@@ -11,6 +11,7 @@ import traceback
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from grader.hidden.verdicts import skipped_handler
 from grader.jobfiles import CatalogueEntry, DetailedOutcome, GradingEntry, OutcomeData, ResultFile
 from grader.model import (
     NOT_JUDGED,
@@ -26,6 +27,8 @@ from grader.sandbox.server import ForkServer
 from grader.sandbox.session import SubmissionSession
 from grader.sandbox.values import shown
 
+# The category whose rule 7 judges a call that skipped its handler: others step aside for it.
+SKIPPED_BY = "no_retry"
 # A submission the grader itself failed on is tried this many times in all.
 GRADER_ATTEMPTS = 2
 
@@ -83,7 +86,14 @@ def call_directly(test: HiddenCall, session: SubmissionSession) -> Verdict:
         if isinstance(error, FailedExample):  # a generated scenario the student may see
             example, taught = error.example, error.taught
         status, detail = status_of_error(error), failure_detail(error)
-        return Verdict(status, detail, session.take_asked(), None, example, taught)
+        asked = session.take_asked()
+        skipped = skipped_handler(session, asked) if status == "failed" else None
+        if skipped is not None and test.entry["category"] != SKIPPED_BY:
+            # A case whose handler did not run is rule 7's (CONTRACT.md's attribution rule).
+            claim = (SKIPPED_BY, skipped)
+            reason = f"a handler in the table was not called, which {SKIPPED_BY} judges: {detail}"
+            return Verdict(NOT_JUDGED, reason[:DETAIL_WIDTH], asked, claim)
+        return Verdict(status, detail, asked, None, example, taught)
     return Verdict("passed", "", session.take_asked())
 
 

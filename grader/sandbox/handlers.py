@@ -45,6 +45,9 @@ class Scenario(TypedDict):
     mutate_value: NotRequired[bool]  # change every envelope's value afterwards
     received: NotRequired[bool]  # in a batch: picture each call's arguments (ownership's need)
     outcome_only: NotRequired[bool]  # in a batch: observe the envelope, the raise and the calls
+    # In a batch: its place in a program, calls into the one loaded module that follow each
+    # other (0 starts one); each envelope is compared with those its earlier calls returned.
+    program: NotRequired[int]
 
 
 def inner_scenario(spec: ToolSpec) -> Scenario:

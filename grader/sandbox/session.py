@@ -74,6 +74,8 @@ class SubmissionSession:
         self.problems: tuple[str, ...] = ()
         # scenario_key of a scenario -> its Observation, for this submission only
         self.observed: dict[ScenarioKey, Observation] = {}
+        # scenario_key of a scenario -> the scenario, for a test that judges every one asked
+        self.scenarios: dict[ScenarioKey, Scenario] = {}
         self.asked: set[ScenarioKey] = set()  # the scenarios the current test asked
         # What the submission's tests work out once and share, by name (a batch's readings).
         self.memo: dict[str, object] = {}
@@ -149,6 +151,7 @@ class SubmissionSession:
         if key not in self.observed:
             self.allowance.check()
             self.observed[key] = self._run(scenario, key)
+            self.scenarios[key] = scenario
         return self.observed[key]
 
     def take_asked(self) -> set[ScenarioKey]:
@@ -203,6 +206,20 @@ class SubmissionSession:
         if forbidden:
             raise SandboxForbidden("the code used " + ", ".join(forbidden))
         return observations
+
+    def run_fresh(self, scenarios: Sequence[Scenario]) -> list[Observation]:
+        """Run scenarios as `run_batch` does, in a worker of their own that loads the code anew.
+
+        That worker is stopped afterwards and the session's own, if any, is kept as it was: what
+        the code remembers from earlier tests is neither seen by these scenarios nor changed by
+        them (a failing program is replayed alone to shrink it). Its time is the submission's.
+        """
+        kept, self.worker = self.worker, None
+        try:
+            return self.run_batch(scenarios)
+        finally:
+            self.stop()
+            self.worker = kept
 
     def _batch_request(self, scenarios: Sequence[Scenario], name: str | None) -> Encoded:
         """Return the batch's request line, kept in `shared` under its name, if it has one."""
@@ -328,6 +345,8 @@ def _run_message(scenario: Scenario, toolbox: Toolbox, batched: bool = False) ->
         message["received"] = bool(scenario.get("received"))
         if scenario.get("outcome_only"):
             message["facts"] = "outcome"
+        if "program" in scenario:
+            message["program"] = scenario["program"]
     return message
 
 

@@ -9,6 +9,8 @@ from tooling.scenarios.generate import corpus_text
 pytestmark = []
 
 HAND_WRITTEN_SCENARIOS = 260  # what the hidden suite asked per submission before
+PROGRAMS = "programs"  # the family of programs: several calls into one loaded submission
+STAMPS = ("program", "received")  # what programs.stamped adds to each call
 
 
 def test_the_committed_corpus_is_what_the_generator_writes():
@@ -22,6 +24,23 @@ def test_there_are_ten_times_the_hand_written_scenarios_in_every_family():
 
 
 def test_each_family_lists_its_smallest_scenario_first():
-    for entries in json.loads(CORPUS_FILE.read_text(encoding="utf-8")).values():
+    for name, entries in json.loads(CORPUS_FILE.read_text(encoding="utf-8")).items():
+        if name == PROGRAMS:
+            continue  # its calls stay in their program's order: its programs are sorted
         sizes = [len(json_text(entry["scenario"])) for entry in entries]
         assert sizes == sorted(sizes)
+
+
+def test_the_programs_come_smallest_first_each_in_the_order_of_its_calls():
+    entries = json.loads(CORPUS_FILE.read_text(encoding="utf-8"))[PROGRAMS]
+    programs: list[list[dict]] = []
+    for entry in entries:
+        scenario = entry["scenario"]
+        if scenario["program"] == 0:
+            programs.append([])
+        assert scenario["program"] == len(programs[-1])
+        # As drawn: without the stamps the generator adds (programs.stamped).
+        programs[-1].append({k: v for k, v in scenario.items() if k not in STAMPS})
+    sizes = [len(json_text(calls)) for calls in programs]
+    assert sizes == sorted(sizes)
+    assert all(2 <= len(calls) <= 6 for calls in programs)

@@ -20,6 +20,7 @@ from tooling.mutation.anchors import (
 from tooling.mutation.edits import FIRST, ClassMutation, Edit, apply_mutations
 from tooling.mutation.generate import Mutant
 from tooling.mutation.odd import ODD_MUTATIONS
+from tooling.mutation.programs import PROGRAM_MUTATIONS
 
 STRIP = "request_id = request_id.strip() if type(request_id) is str else request_id"
 # The four bugs whose returned value is not quite the one encoded have no place in the second
@@ -142,19 +143,27 @@ CLASS_MUTATIONS = (
             f'    {STRIP}\n    return {{"id": request_id, "ok": False',
         ),
     ),
-    code_rule("messageless-is-tool-failed", 'if not exc.args:\n        return "tool_failed"'),
+    # A code read from what an exception carries breaks rule 3 too: its twins, of one class,
+    # get different envelopes (CONTRACT.md's attribution rule).
+    code_rule(
+        "messageless-is-tool-failed",
+        'if not exc.args:\n        return "tool_failed"',
+        ("error_codes", "redaction"),
+    ),
     code_rule(
         "errno-is-not-found",
         'if getattr(exc, "errno", None) is not None:\n        return "not_found"',
+        ("error_codes", "redaction"),
     ),
     code_rule(
         "retry-after-is-tool-failed",
         'if hasattr(exc, "retry_after"):\n        return "tool_failed"',
+        ("error_codes", "redaction"),
     ),
     code_rule(
         "code-attribute-is-the-code",
         'if type(getattr(exc, "code", None)) is str:\n        return exc.code',
-        ("envelope", "error_codes"),  # its codes are any string: rule 2 too
+        ("envelope", "error_codes", "redaction"),  # its codes are any string: rule 2 too
     ),
     ClassMutation(
         "codes-by-exact-class",
@@ -291,6 +300,7 @@ CLASS_MUTATIONS = (
         ),
     ),
     *ODD_MUTATIONS,
+    *PROGRAM_MUTATIONS,
 )
 
 

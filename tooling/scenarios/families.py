@@ -17,7 +17,7 @@ from grader.sandbox.inside.kinds import MAKERS, RETURNED_EXCEPTIONS, TOUCHY_RESU
 from grader.sandbox.inside.picture import tag
 from grader.sandbox.inside.protocol import ToolSpec
 from grader.sandbox.inside.raising import EXCEPTION_CLASSES, EXCEPTION_KINDS
-from tooling.scenarios import pinned
+from tooling.scenarios import pinned, programs
 from tooling.scenarios.strategies import (
     FOLDED,
     encoded_size,
@@ -94,6 +94,16 @@ class Family:
     strategy: st.SearchStrategy[Scenario]
     count: int
     pinned: tuple[Scenario, ...] = ()
+
+
+@dataclass(frozen=True)
+class ProgramFamily:
+    """A family of programs (programs.py): each a few calls into one loaded submission."""
+
+    name: str
+    strategy: st.SearchStrategy[programs.Program]
+    count: int
+    pinned: tuple[programs.Program, ...] = ()
 
 
 @st.composite
@@ -343,7 +353,7 @@ def nesting(draw: st.DrawFn) -> Scenario:
     return built
 
 
-FAMILIES = (
+FAMILIES: tuple[Family | ProgramFamily, ...] = (
     Family("ids", ids(), 500),
     Family("names", names(), 300),
     Family("exceptions", exceptions(), 500, pinned.exceptions()),
@@ -353,4 +363,5 @@ FAMILIES = (
     Family("ownership", ownership(), 150, pinned.ownership()),
     Family("retries", retries(), 200),
     Family("nested", nesting(), 120, pinned.nested()),
+    ProgramFamily("programs", programs.program(), 60, programs.pinned()),
 )

@@ -23,7 +23,8 @@ from hypothesis.internal.constants_ast import Constants
 from grader.hidden.generated.contract_model import expect
 from grader.sandbox.handlers import Scenario, check_spec
 from grader.sandbox.inside.picture import json_text
-from tooling.scenarios.families import FAMILIES, Family
+from tooling.scenarios.families import FAMILIES, Family, ProgramFamily
+from tooling.scenarios.programs import Program, stamped
 
 _DRAWING = dict(
     derandomize=True,
@@ -48,8 +49,36 @@ def draw(strategy: st.SearchStrategy[Scenario], count: int) -> list[Scenario]:
     return _smallest_first(drawn)
 
 
-def scenarios(family: Family) -> list[Scenario]:
-    """Return a family's drawn scenarios and its pinned ones, each once, smallest first."""
+def draw_programs(strategy: st.SearchStrategy[Program], count: int) -> dict[str, Program]:
+    """Return up to `count` distinct programs drawn from `strategy`, by their JSON text.
+
+    Apart from `draw`, whose source seeds its derandomized draws: sharing it would redraw
+    every other family.
+    """
+    drawn: dict[str, Program] = {}
+
+    @settings(max_examples=count, **_DRAWING)  # type: ignore[arg-type]
+    @given(strategy)
+    def keep_program(example: Program) -> None:
+        drawn.setdefault(json_text(example), example)
+
+    with _without_local_constants():
+        keep_program()
+    return drawn
+
+
+def scenarios(family: Family | ProgramFamily) -> list[Scenario]:
+    """Return a family's drawn scenarios and its pinned ones, each once, smallest first.
+
+    A family of programs gives every call of each program, program after program, the
+    smallest program first: the first call a submission fails is in its smallest failing one.
+    """
+    if isinstance(family, ProgramFamily):
+        programs = draw_programs(family.strategy, family.count)
+        for calls in family.pinned:
+            programs.setdefault(json_text(calls), calls)
+        ordered = sorted(programs, key=lambda text: (len(text), text))
+        return [call for text in ordered for call in stamped(programs[text])]
     found = {json_text(scenario): scenario for scenario in draw(family.strategy, family.count)}
     for scenario in family.pinned:
         found.setdefault(json_text(scenario), scenario)

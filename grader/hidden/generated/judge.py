@@ -25,7 +25,8 @@ from grader.hidden.generated.rules import (
     Verdict,
     rule_named,
 )
-from grader.hidden.generated.words import scenario_words
+from grader.hidden.generated.shrink import shrunk_fault
+from grader.hidden.generated.words import program_words, scenario_words
 from grader.model import FailedExample, NotJudged
 from grader.sandbox.crossing import RaisedFact
 from grader.sandbox.observation import Observation
@@ -61,6 +62,7 @@ class Tally:
     judged: int = 0
     fault: FailedExample | None = None
     judging: Judging = field(default_factory=Judging)
+    index: int = -1  # the family's index of the scenario that failed
 
 
 @dataclass
@@ -111,8 +113,8 @@ def tallies(submission: SubmissionSession, family: str) -> dict[str, Tally]:
     rules = [rule for rule in RULES if family in rule.families]
     run = FamilyRun(family, rules, {rule.name: Tally() for rule in rules}, known)
     try:
-        for start in range(0, len(families()[family]), BATCH):
-            _judge_batch(submission, run, start)
+        for start, stop in spans(families()[family]):
+            _judge_batch(submission, run, start, stop)
     except SandboxProblem as problem:
         submission.memo[key] = problem
         raise
@@ -120,14 +122,31 @@ def tallies(submission: SubmissionSession, family: str) -> dict[str, Tally]:
     return run.found
 
 
-def _judge_batch(submission: SubmissionSession, run: FamilyRun, start: int) -> None:
-    """Run the batch from `start` and judge it; after a timeout or a crash, one by one.
+def spans(entries: tuple[Entry, ...]) -> list[tuple[int, int]]:
+    """Return where each batch of `entries` starts and stops: at most BATCH, no program split.
+
+    A program's calls run in one worker, one after the other: a batch ends before a program
+    that would not fit in it whole (a program is far shorter than a batch).
+    """
+    found, start = [], 0
+    while start < len(entries):
+        stop = min(start + BATCH, len(entries))
+        while stop < len(entries) and entries[stop].scenario.get("program", 0) > 0:
+            stop -= 1
+        stop = stop if stop > start else min(start + BATCH, len(entries))
+        found.append((start, stop))
+        start = stop
+    return found
+
+
+def _judge_batch(submission: SubmissionSession, run: FamilyRun, start: int, stop: int) -> None:
+    """Run the batch from `start` to `stop` and judge it; after a timeout or a crash, one by one.
 
     The scenario that hung or killed the worker then fails rule 8 on its own (invoke_tool gave
     no envelope), and the rest of the batch is judged as usual. Once the submission's time is
     spent, every later run ends at once, and the SandboxProblem is raised.
     """
-    batch = families()[run.name][start : start + BATCH]
+    batch = families()[run.name][start:stop]
     places = range(start, start + len(batch))
     # The same scenarios for every submission: the job encodes their request once.
     name = f"{GENERATED}/{run.name}/{start}"
@@ -186,7 +205,36 @@ def _judge_one(run: FamilyRun, index: int, observation: Observation) -> None:
         tally.judged += 1
         if isinstance(fault, str):
             taught = UNENCODABLE_TAUGHT if entry.expected.unencodable else ""
-            tally.fault = FailedExample(fault, scenario_words(entry.scenario), taught)
+            said = scenario_words(entry.scenario)
+            if entry.scenario.get("program"):  # said after the program's earlier calls
+                fault = program_words(earlier_calls(run.name, index), fault)
+            tally.fault, tally.index = FailedExample(fault, said, taught), index
+
+
+def _smallest(
+    submission: SubmissionSession, rule: Rule, family: str, index: int, fault: FailedExample
+) -> FailedExample:
+    """Return `fault`, or, for a later call of a program, said of its smallest failing program.
+
+    Replaying costs only a failing submission (shrink.py); the failing call itself is kept.
+    """
+    entries = families()[family]
+    if not 0 <= index < len(entries) or not entries[index].scenario.get("program"):
+        return fault
+    calls = [*earlier_calls(family, index), entries[index]]
+    shrunk = shrunk_fault(submission, rule, calls)
+    if shrunk is None:
+        return fault
+    said = scenario_words(entries[index].scenario)
+    taught = UNENCODABLE_TAUGHT if entries[index].expected.unencodable else ""
+    return FailedExample(shrunk, said, taught)
+
+
+def earlier_calls(family: str, index: int) -> list[Entry]:
+    """Return the calls of the program that the family's `index`-th call ends, before it."""
+    entries = families()[family]
+    first = index - int(entries[index].scenario.get("program", 0))
+    return list(entries[first:index])
 
 
 def judge(submission: SubmissionSession, rule: Rule) -> None:
@@ -208,7 +256,7 @@ def judge(submission: SubmissionSession, rule: Rule) -> None:
             continue
         fault = found[rule.name].fault
         if fault is not None:
-            raise fault
+            raise _smallest(submission, rule, family, found[rule.name].index, fault)
         judged += found[rule.name].judged
         read.append((family, found))
     if problem is not None and (judged == 0 or rule.name == "never_raises"):

@@ -60,6 +60,8 @@ def calls_right(entry: Entry, observation: Observation) -> bool:
     A handler that returns its arguments returns what it was given: when that was not a copy
     equal to the request's arguments (rule 5's fault), its value is not the one expected.
     """
+    if observation.data.get("stale_calls"):
+        return False  # a tool of an earlier call's table ran: none of this call's counts
     tools = entry.scenario["tools"]
     name = entry.scenario["request"]["tool"]
     if name in tools and tools[name]["does"] == "return_arguments":

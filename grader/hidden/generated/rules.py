@@ -13,7 +13,8 @@ where another rule, judging that very scenario, has found the fault that hides t
   or a retry changed the outcome);
 - an envelope without the field a rule reads (rule 2's);
 - a value refused as invalid_result, for the budget (the vocabulary's).
-A scenario whose handler calls invoke_tool itself is judged call by call (levels.py says how).
+A scenario whose handler calls invoke_tool itself is judged call by call (levels.py says how),
+and each call of a program (several calls into one loaded submission) as a scenario of its own.
 """
 
 from collections.abc import Callable
@@ -178,6 +179,8 @@ def never_raises(entry: Entry, observation: Observation) -> Verdict:
     """Rule 8: an envelope for whatever a handler does; a BaseException passes unchanged."""
     raised = observation.raised
     if (PROPAGATES,) in entry.expected.outcomes:
+        if raised is None and not calls_right(entry, observation):
+            return SKIP  # the handler did not run as rule 7 says, so raised nothing to pass on
         if raised is None:
             return "the handler's BaseException did not leave invoke_tool"
         if not raised["same_object"] or raised.get("changed"):
@@ -319,6 +322,8 @@ def called_once(entry: Entry, observation: Observation) -> Verdict:
     """Rule 7: each call of invoke_tool calls its handler once, and none for an unknown tool."""
     if settled(entry, observation) < len(entry.expected.outcomes):
         return SKIP  # later calls ran on a changed table or request: rule 9's fault
+    if observation.data.get("stale_calls"):
+        return "a tool of an earlier call's table was called: a call runs only its own tools"
     if calls_right(entry, observation):
         return None
     calls = observation["calls"]
@@ -340,9 +345,10 @@ EVERY_FAMILY = (
     "ownership",
     "retries",
     "nested",
+    "programs",
 )
-FAILING = ("ids", "names", "exceptions", "retries", "nested")
-VALUES = ("budgets", "inside", "outside", "ids", "nested")
+FAILING = ("ids", "names", "exceptions", "retries", "nested", "programs")
+VALUES = ("budgets", "inside", "outside", "ids", "nested", "programs")
 RULES = (
     Rule("correlation", "envelope", "1 (the request's id)", EVERY_FAMILY, correlation, "rule 1"),
     Rule("shape", "envelope", "2 (the envelope's shape)", EVERY_FAMILY, shape, "rule 2"),
@@ -373,7 +379,7 @@ RULES = (
         "arguments_copied",
         "ownership",
         "5 (arguments copied)",
-        ("ownership",),
+        ("ownership", "programs"),
         arguments_copied,
         "rule 5",
     ),

@@ -187,3 +187,38 @@ def scenario_words(scenario: Scenario) -> str:
     if repeat != 1:
         said += f"; invoke_tool called {repeat} times"
     return said
+
+
+ORDINALS = ("first", "second", "third", "4th", "5th", "6th", "7th", "8th")
+
+
+def program_words(earlier: list[Any], fault: str) -> str:
+    """Say a fault found on a later call of a program, after what its earlier calls were.
+
+    `earlier` holds the program's calls before the failing one (corpus Entries, or anything
+    with a `scenario`), said briefly: the whole failing call follows in the example itself.
+    """
+    count = len(earlier)
+    briefs = "; ".join(f"{n}: {brief_words(e.scenario)}" for n, e in enumerate(earlier, 1))
+    calls = "call" if count == 1 else "calls"
+    place = ORDINALS[count] if count < len(ORDINALS) else f"{count + 1}th"
+    return (
+        f"after {count} earlier {calls} of invoke_tool into the same loaded code ({briefs}), "
+        f"the {place} call went wrong: {fault}"
+    )
+
+
+def brief_words(scenario: Scenario) -> str:
+    """Say one call of a program in a few words: its id, the tool it asks for, what that does."""
+    request, tools = scenario["request"], scenario["tools"]
+    name = request["tool"]
+    said = f"id {exact(request['id'])}, tool {exact(name)}"
+    if name in tools:
+        said += f" that {handler_words(tools[name])}"
+    else:
+        said += f" not in the tools {exact(list(tools))}"
+    if request["arguments"] != {"q": 1}:
+        said += f", arguments {exact(request['arguments'])}"
+    if "max_result_bytes" in scenario:
+        said += f", max_result_bytes={scenario['max_result_bytes']}"
+    return said

@@ -118,6 +118,9 @@ class RunRequest(TypedDict):
     specs: NotRequired[dict[str, ToolSpec]]
     received: NotRequired[bool]
     facts: NotRequired[Literal["outcome"]]  # observe only the outcome (ScenarioFacts says which)
+    # Its place in a program of calls (0 starts one): the envelopes of the program's earlier
+    # calls are kept, the caller's as a real agent loop keeps them, and none may come back.
+    program: NotRequired[int]
 
 
 class BatchRequest(TypedDict):
@@ -198,8 +201,9 @@ class ScenarioFacts(TypedDict):
     raised: RaisedFact | None
     tools_changed: bool
     reused_object: bool  # an envelope is the request, its arguments or the tools dict
-    same_envelope: bool  # two calls returned the very same envelope
+    same_envelope: bool  # two calls (a program's earlier ones among them) gave one envelope
     holds_exception: NotRequired[bool]  # an envelope object keeps a tool's exception
+    stale_calls: NotRequired[int]  # calls of a tool of an earlier call's table, kept by the code
     request_after: NotRequired[Tagged]
     request_changed: NotRequired[bool]
     value_shared: NotRequired[bool]  # a value shares a list or dict with the request or a tool's

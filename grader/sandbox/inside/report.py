@@ -79,6 +79,7 @@ class Records:
         self.observation: ScenarioFacts | str | None = None
         self.released: list[object] = []  # what describing let go of, for the loop to free
         self.arguments_shared = False  # a tool was given an object the request holds
+        self.stale_calls = 0  # calls of a stand-in of an earlier call's table (steps.call)
         # In a batch, every tool the scenario may call, by key (recipes.every_tool), for the
         # guard to answer itself; what the trusted side counts otherwise, the guard counts.
         specs = options.get("specs")
@@ -93,6 +94,9 @@ class Records:
         self.pending: list[Pending] = []
         self.nested: list[NestedFact] = []
         self.nested_envelopes: list[object] = []
+        # The envelopes a program's earlier calls returned (steps.Steps.held): the caller still
+        # holds them, so none may come back from this call (rule 9).
+        self.earlier: list[object] = []
 
     def note_built(self, recipe: object, value: object) -> None:
         """Keep `value` for close_coroutines if a maker built it from `recipe`."""
@@ -123,6 +127,8 @@ def _describe(records: Records, released: list[object]) -> ScenarioFacts:
         observation["nested"] = records.nested
     if any(_holds_thrown(envelope, records) for envelope in envelopes):
         observation["holds_exception"] = True
+    if records.stale_calls:
+        observation["stale_calls"] = records.stale_calls
     if records.outcome_only:
         return observation
     request_after = tag(request)
@@ -147,7 +153,8 @@ def _same_envelope(records: Records) -> bool:
     envelopes = records.envelopes
     if len(envelopes) > 1 and envelopes[0] is envelopes[1]:
         return True
-    return any(inner is envelope for inner in records.nested_envelopes for envelope in envelopes)
+    earlier = [*records.nested_envelopes, *records.earlier]
+    return any(kept is envelope for kept in earlier for envelope in envelopes)
 
 
 def raised_fact(records: Records, raised: BaseException) -> RaisedFact:

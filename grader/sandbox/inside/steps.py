@@ -73,6 +73,9 @@ class Steps:
         self.invoke_tool: object = None  # the submission's, for the tools that call it (nesting)
         # The order the last tool call was answered with, for the guard to note its frame.
         self.handed: Pending | None = None
+        # The envelopes the running program's calls returned so far (RunRequest "program"),
+        # kept between its scenarios and handed to the loop to let go of when the next starts.
+        self.held: list[object] = []
 
     def batch_continues(self) -> bool:
         """Say whether a batch has scenarios left: the loop is checked before its one reply."""
@@ -93,6 +96,10 @@ class Steps:
                 self.batch = Batch(message["scenarios"])
                 continue
             self.records = records = Records(message["request"], message)
+            if message.get("program", 0) == 0:  # not a program's later call: let go of the last
+                records.released.append(self.held)
+                self.held = []
+            records.earlier = self.held
             records.fixtures = {
                 name: self.build_value(records, recipe)
                 for name, recipe in message.get("fixtures", {}).items()
@@ -177,6 +184,8 @@ class Steps:
         records, self.records = self.records, None
         assert records is not None
         box[1] = [records, records.released]
+        if "program" in records.options:  # its caller keeps them for the program's later calls
+            self.held.extend(records.envelopes)
         close_coroutines(records)
         if records.observation is None:
             self.describe_late(records)
@@ -215,8 +224,14 @@ class Steps:
         if type(box) is not list or len(box) != 4:
             return self.forbid("calling a tool that way")
         specs = None if records is None else records.specs  # every tool's, in a batch
-        if records is None or type(name) is not str or name not in (specs or records.stubs):
+        if records is None or type(name) is not str:
             return self.forbid("calling a tool outside the test that gave it")
+        if name not in (specs or records.stubs):
+            # The stand-in of an earlier call's table, kept by the code (a table remembered
+            # from the first call): no tool of this call. Counted for rule 7, and it raises,
+            # as a handler that is gone would; nothing of the trusted side is reached.
+            records.stale_calls += 1
+            return RuntimeError("This tool is not in the table of this call of invoke_tool.")
         arguments = box[0]
         if not records.arguments_shared and not records.outcome_only:
             records.arguments_shared = shares_with_request(records, arguments)

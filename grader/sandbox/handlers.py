@@ -48,6 +48,9 @@ class Scenario(TypedDict):
     # In a batch: its place in a program, calls into the one loaded module that follow each
     # other (0 starts one); each envelope is compared with those its earlier calls returned.
     program: NotRequired[int]
+    # The request's arguments, when hundreds of KiB to MiB of them: a recipe the worker builds
+    # them from (kinds.large_arguments), which the request does not carry across the pipe.
+    arguments_made: NotRequired[Tagged]
 
 
 def inner_scenario(spec: ToolSpec) -> Scenario:

@@ -2,8 +2,10 @@
 
 import json
 
+from grader.hidden.generated.contract_model import expect
 from grader.hidden.generated.corpus import CORPUS_FILE, families
 from grader.sandbox.inside.picture import json_text
+from tooling.scenarios import sizes
 from tooling.scenarios.generate import corpus_text
 
 pytestmark = []
@@ -44,3 +46,19 @@ def test_the_programs_come_smallest_first_each_in_the_order_of_its_calls():
     sizes = [len(json_text(calls)) for calls in programs]
     assert sizes == sorted(sizes)
     assert all(2 <= len(calls) <= 6 for calls in programs)
+
+
+def test_values_of_hundreds_of_pieces_are_pinned_at_their_budget_and_one_byte_over():
+    pinned = [expect(one) for one in sizes.budgets()]
+    at_budget = [e for e in pinned if e.outcomes == (("success",),)]
+    over = [e for e in pinned if e.outcomes == (("result_too_large",),)]
+    assert len(at_budget) == len(over) == len(pinned) // 2
+    assert {e.size for e in at_budget} >= {sizes.DEFAULT_BUDGET}
+    assert {e.size for e in over} >= {sizes.DEFAULT_BUDGET + 1}
+
+
+def test_megabytes_of_arguments_are_kept_in_the_corpus_as_a_recipe():
+    text = CORPUS_FILE.read_text(encoding="utf-8")
+    made = [e for entries in families().values() for e in entries if "arguments_made" in e.scenario]
+    assert len(made) == len(sizes.ownership()) + 2 * len(sizes.programs())
+    assert max(len(line) for line in text.splitlines()) < 100_000

@@ -19,6 +19,9 @@ SECOND_CALL = "        result = handler(arguments)\n"
 # in the second's result_envelope.
 FIRST_VALUE = "    try:\n        text = encode_json(outcome)\n"
 SECOND_VALUE = "    try:\n        value = vocabulary_copy(result)\n"
+# Where each copies the arguments for the handler.
+FIRST_COPY = '    arguments = copy_arguments(request["arguments"])\n'
+SECOND_COPY = '    arguments = copy.deepcopy(request["arguments"])\n'
 
 
 def code_rule(

@@ -21,6 +21,7 @@ from tooling.mutation.edits import FIRST, ClassMutation, Edit, apply_mutations
 from tooling.mutation.generate import Mutant
 from tooling.mutation.odd import ODD_MUTATIONS
 from tooling.mutation.programs import PROGRAM_MUTATIONS
+from tooling.mutation.sizes import SIZE_MUTATIONS
 
 STRIP = "request_id = request_id.strip() if type(request_id) is str else request_id"
 # The four bugs whose returned value is not quite the one encoded have no place in the second
@@ -301,6 +302,7 @@ CLASS_MUTATIONS = (
     ),
     *ODD_MUTATIONS,
     *PROGRAM_MUTATIONS,
+    *SIZE_MUTATIONS,
 )
 
 

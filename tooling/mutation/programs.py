@@ -7,12 +7,10 @@ trusted after one good value. Each bug is written for both references where its 
 place for it, with the categories it breaks under docs/CONTRACT.md's attribution rule.
 """
 
-from tooling.mutation.anchors import FIRST_CALL, FIRST_VALUE
+from tooling.mutation.anchors import FIRST_CALL, FIRST_COPY, FIRST_VALUE, SECOND_COPY
 from tooling.mutation.edits import ClassMutation, Edit
 
-# Where each copies the arguments, and the second calls and reports its handler.
-FIRST_COPY = '    arguments = copy_arguments(request["arguments"])\n'
-SECOND_COPY = '    arguments = copy.deepcopy(request["arguments"])\n'
+# Where the second calls and reports its handler.
 SECOND_TRY = (
     "    try:\n"
     "        result = handler(arguments)\n"

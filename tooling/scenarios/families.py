@@ -17,7 +17,7 @@ from grader.sandbox.inside.kinds import MAKERS, RETURNED_EXCEPTIONS, TOUCHY_RESU
 from grader.sandbox.inside.picture import tag
 from grader.sandbox.inside.protocol import ToolSpec
 from grader.sandbox.inside.raising import EXCEPTION_CLASSES, EXCEPTION_KINDS
-from tooling.scenarios import pinned, programs
+from tooling.scenarios import pinned, programs, sizes
 from tooling.scenarios.strategies import (
     FOLDED,
     encoded_size,
@@ -73,7 +73,11 @@ WHOLE_VALUES = {
     "exception",
     "long_text",
 }
-UNDRAWN = {"str_subclass_key", "str_subclass_top", *RETURNED_EXCEPTIONS, *TOUCHY_RESULTS}  # pinned
+UNDRAWN = {  # pinned only (pinned.py, sizes.py)
+    *("str_subclass_key", "str_subclass_top", "large_arguments"),
+    *RETURNED_EXCEPTIONS,
+    *TOUCHY_RESULTS,
+}
 FOREIGN = tuple(sorted(MAKERS - WHOLE_VALUES - UNDRAWN))
 # Values a picture can carry that are outside the vocabulary.
 OUTSIDE_LEAVES = st.one_of(
@@ -359,9 +363,9 @@ FAMILIES: tuple[Family | ProgramFamily, ...] = (
     Family("exceptions", exceptions(), 500, pinned.exceptions()),
     Family("inside", inside(), 450, pinned.inside()),
     Family("outside", outside(), 600, pinned.outside()),
-    Family("budgets", budgets(), 500),
-    Family("ownership", ownership(), 150, pinned.ownership()),
+    Family("budgets", budgets(), 500, sizes.budgets()),
+    Family("ownership", ownership(), 150, (*pinned.ownership(), *sizes.ownership())),
     Family("retries", retries(), 200),
     Family("nested", nesting(), 120, pinned.nested()),
-    ProgramFamily("programs", programs.program(), 60, programs.pinned()),
+    ProgramFamily("programs", programs.program(), 60, (*programs.pinned(), *sizes.programs())),
 )

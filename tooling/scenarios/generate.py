@@ -21,6 +21,7 @@ from hypothesis.internal.conjecture import providers
 from hypothesis.internal.constants_ast import Constants
 
 from grader.hidden.generated.contract_model import expect
+from grader.hidden.generated.corpus import expanded
 from grader.sandbox.handlers import Scenario, check_spec
 from grader.sandbox.inside.picture import json_text
 from tooling.scenarios.families import FAMILIES, Family, ProgramFamily
@@ -112,7 +113,7 @@ def corpus_text() -> str:
         for scenario in scenarios(family):
             for spec in scenario["tools"].values():
                 check_spec(spec)
-            expected = asdict(expect(scenario))
+            expected = asdict(expect(expanded(scenario)))
             entries.append(json_text({"scenario": scenario, "expected": expected}))
         comma = "," if place < len(FAMILIES) - 1 else ""
         lines.append(f"{json.dumps(family.name)}: [\n" + ",\n".join(entries) + f"\n]{comma}")

@@ -7,7 +7,7 @@ from typing import Any
 
 from grader.hidden.generated.contract_model import Expected
 from grader.paths import GENERATED_CORPUS
-from grader.sandbox.crossing import untag
+from grader.sandbox.crossing import build, untag
 from grader.sandbox.handlers import Scenario
 
 CORPUS_FILE = GENERATED_CORPUS
@@ -31,7 +31,19 @@ def families() -> dict[str, tuple[Entry, ...]]:
 
 def _entry(item: dict[str, Any]) -> Entry:
     expected = _expected(item["expected"])
-    return Entry(item["scenario"], expected, untag(expected.value))
+    return Entry(expanded(item["scenario"]), expected, untag(expected.value))
+
+
+def expanded(scenario: Scenario) -> Scenario:
+    """Return the scenario with its arguments as invoke_tool is given them.
+
+    The corpus keeps MiB of arguments as their recipe; the judge reads them whole, built as
+    the worker builds them. Any other scenario is returned as it is.
+    """
+    if "arguments_made" not in scenario:
+        return scenario
+    request = {**scenario["request"], "arguments": build(scenario["arguments_made"])}
+    return {**scenario, "request": request}
 
 
 def _expected(data: dict[str, Any]) -> Expected:

@@ -1,5 +1,6 @@
 """A generated scenario in a student's words: the request, the tools, what the handler does."""
 
+import json
 from typing import Any
 
 from grader.hidden.probes import MARKER
@@ -175,7 +176,10 @@ def exact(value: object) -> str:
 def scenario_words(scenario: Scenario) -> str:
     """Say the whole scenario: the request, the tools, the budget and how often it is called."""
     request = scenario["request"]
-    said = f"for the request {exact(request)}"
+    if "arguments_made" in scenario:
+        said = f"for the request {exact({**request, 'arguments': '…'})}, {large_words(request)}"
+    else:
+        said = f"for the request {exact(request)}"
     tools = scenario["tools"]
     if request["tool"] not in tools:
         said += f" when the tools are named {exact(list(tools))}"
@@ -187,6 +191,13 @@ def scenario_words(scenario: Scenario) -> str:
     if repeat != 1:
         said += f"; invoke_tool called {repeat} times"
     return said
+
+
+def large_words(request: dict[str, Any]) -> str:
+    """Say how large a request's arguments are: a MiB of them would not fit in a message."""
+    arguments = request["arguments"]
+    size = len(json.dumps(arguments, ensure_ascii=False).encode("utf-8"))
+    return f"whose arguments are a dict of {len(arguments)} keys, {size:,} bytes as JSON"
 
 
 ORDINALS = ("first", "second", "third", "4th", "5th", "6th", "7th", "8th")
@@ -217,7 +228,9 @@ def brief_words(scenario: Scenario) -> str:
         said += f" that {handler_words(tools[name])}"
     else:
         said += f" not in the tools {exact(list(tools))}"
-    if request["arguments"] != {"q": 1}:
+    if "arguments_made" in scenario:
+        said += f", {large_words(request)}"
+    elif request["arguments"] != {"q": 1}:
         said += f", arguments {exact(request['arguments'])}"
     if "max_result_bytes" in scenario:
         said += f", max_result_bytes={scenario['max_result_bytes']}"

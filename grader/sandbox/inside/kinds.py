@@ -51,6 +51,7 @@ MAKERS = frozenset(
         *("str_subclass_key", "str_subclass_top", "int_enum", "list_subclass", "str_subclass"),
         *("float_subclass", "ordered_dict", "default_dict", "decimal", "object"),
         *("bytes", "bytearray", "complex", "coroutine", "placed", "long_text"),
+        "large_arguments",
         *RETURNED_EXCEPTIONS,
         *TOUCHY_RESULTS,
     )
@@ -97,7 +98,20 @@ def build(recipe: Tagged) -> object:
     if maker == "long_text":  # a text of a mebibyte or more, without a mebibyte of recipe
         text = str.__mul__(recipe["text"], recipe["count"])
         return [text] if recipe.get("in_list") else text
+    if maker == "large_arguments":
+        return large_arguments(recipe)
     return {"data": [_foreign(maker)]}
+
+
+def large_arguments(recipe: dict[str, Any]) -> dict[str, object]:
+    """Return arguments of hundreds of KiB to MiB, many keys wide, from a line of recipe.
+
+    Wide and nested alike: a shortcut that skips the copy of "big" arguments, however it
+    measures them (bytes, keys, items), meets them. One text object is shared by every key,
+    so the worker's picture of them carries it once (picture.py, SHARED_TEXT).
+    """
+    text = str.__mul__(recipe["text"], recipe["repeat"])
+    return {f"k{n}": [text, {"n": n}] for n in range(recipe["keys"])}
 
 
 def _placed(recipe: dict[str, Any]) -> object:

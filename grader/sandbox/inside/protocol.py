@@ -121,6 +121,9 @@ class RunRequest(TypedDict):
     # Its place in a program of calls (0 starts one): the envelopes of the program's earlier
     # calls are kept, the caller's as a real agent loop keeps them, and none may come back.
     program: NotRequired[int]
+    # Arguments of hundreds of KiB to MiB: the request holds None, and the worker builds them
+    # from this recipe (kinds.large_arguments) rather than read them from the pipe.
+    arguments_made: NotRequired[Tagged]
 
 
 class BatchRequest(TypedDict):

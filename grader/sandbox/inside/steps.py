@@ -95,6 +95,8 @@ class Steps:
             if message["op"] == "batch":
                 self.batch = Batch(message["scenarios"])
                 continue
+            if "arguments_made" in message:
+                message["request"]["arguments"] = build(message["arguments_made"])
             self.records = records = Records(message["request"], message)
             if message.get("program", 0) == 0:  # not a program's later call: let go of the last
                 records.released.append(self.held)

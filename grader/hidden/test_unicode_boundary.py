@@ -6,19 +6,22 @@ refused there too, the vocabulary (or error_codes) decided it and the case steps
 accepted there, the refusal came from the budget, and the case is judged.
 """
 
-from course.contract import RESULT_TOO_LARGE
+from course.contract import INVALID_RESULT, RESULT_TOO_LARGE
 from grader.hidden.cases import cases, judges, parametrize
 from grader.hidden.generated.judge import judge
 from grader.hidden.generated.rules import Rule, rules_of
 from grader.hidden.probes import (
+    ROOMY,
     SUCCESS,
     describe_raise,
     encoded_size,
     outcome_of,
     returns,
     scenario,
+    step_aside,
 )
 from grader.hidden.results import (
+    ACCEPTED,
     DEFAULT_BUDGET,
     LARGE,
     MEASURED,
@@ -27,12 +30,14 @@ from grader.hidden.results import (
     UNITS,
     text_of_size,
 )
-from grader.hidden.verdicts import settled_elsewhere
+from grader.hidden.verdicts import EXCEPTION_CODES, settled_elsewhere
 from grader.sandbox.session import SubmissionSession
 
 CATEGORY = "unicode_boundary"
 
 VALUES = MEASURED
+# Refusals of a value inside the vocabulary that no budget explains, and who judges them.
+REFUSED_BY = {INVALID_RESULT: "vocabulary"} | dict.fromkeys(EXCEPTION_CODES, "error_codes")
 # The megabyte's size, measured once per job rather than once per submission (milliseconds each).
 LARGE_BYTES = encoded_size(LARGE)
 
@@ -84,6 +89,24 @@ def test_size_equal_to_budget_passes(submission: SubmissionSession, value: objec
 def test_one_byte_over_budget_is_too_large(submission: SubmissionSession, value: object) -> None:
     """A result one byte larger than max_result_bytes gives result_too_large."""
     assert judged_outcome(submission, value, encoded_size(value) - 1) == RESULT_TOO_LARGE
+
+
+@judges("rule 4")
+@parametrize("value", cases(ACCEPTED))
+def test_a_roomy_budget_refuses_no_value(submission: SubmissionSession, value: object) -> None:
+    """A result far under its budget is never too large, whatever budget an earlier call had.
+
+    The vocabulary asks these very calls, and steps aside for a refusal as too large: a budget
+    kept from another call is this rule's fault, not the vocabulary's. The other way round, a
+    value refused as outside the vocabulary, or with an exception's code, is theirs.
+    """
+    observation = submission.call(scenario(returns(value), max_result_bytes=ROOMY))
+    outcome = outcome_of(observation)
+    if outcome in REFUSED_BY:  # refused at any budget: not this rule's verdict
+        category = REFUSED_BY[str(outcome)]
+        reason = f"the result was refused with {outcome}, which {category} judges"
+        raise step_aside(reason, category, observation)
+    assert outcome == SUCCESS
 
 
 UNIT_WORDS = {

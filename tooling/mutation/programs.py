@@ -7,7 +7,7 @@ trusted after one good value. Each bug is written for both references where its 
 place for it, with the categories it breaks under docs/CONTRACT.md's attribution rule.
 """
 
-from tooling.mutation.anchors import FIRST_CALL, FIRST_COPY, FIRST_VALUE, SECOND_COPY
+from tooling.mutation.anchors import FIRST_CALL, FIRST_COPY, FIRST_VALUE, ID_READ, SECOND_COPY
 from tooling.mutation.edits import ClassMutation, Edit
 
 # Where the second calls and reports its handler.
@@ -18,6 +18,11 @@ SECOND_TRY = (
     "        return failure(request_id, exception_code(exc))\n"
 )
 EMPTY = 'globals().setdefault("EMPTY", {})'  # a default made once, as `def f(x={})` makes it
+KEPT_BUDGET = Edit(  # both references read the id first in invoke_tool
+    "invoke_tool",
+    ID_READ,
+    ID_READ + '    max_result_bytes = globals().setdefault("BUDGET", max_result_bytes)\n',
+)
 
 
 def _breaker() -> ClassMutation:
@@ -70,6 +75,12 @@ def _kept_failures(first_function: str, second_function: str) -> ClassMutation:
 
 PROGRAM_MUTATIONS = (
     _breaker(),
+    ClassMutation(  # the first call's budget measures every later one: rule 4 alone
+        "budget-kept-from-first-call",
+        ("unicode_boundary",),
+        KEPT_BUDGET,
+        KEPT_BUDGET,
+    ),
     ClassMutation(  # a handler that adds to the shared default leaves it for the next call
         "shared-default-for-empty-arguments",
         ("ownership",),

@@ -34,6 +34,7 @@ def test_every_exception_kind_the_trusted_side_accepts_is_one_the_worker_makes()
 
 def test_every_maker_the_trusted_side_accepts_is_one_the_worker_builds():
     options = {"depth": 3, "text": "a", "count": 3, "value": [[]], "at": [0, 0], "item": "bytes"}
+    options |= {"repeat": 2, "keys": 3}  # large_arguments
     for maker in sorted(MAKERS):
         made = build({"make": maker, **options})  # raises for a maker it does not know
         if maker == "coroutine":

@@ -295,3 +295,21 @@ def test_a_budget_case_with_a_failing_budget_error_names_step_4_first(reference_
     assert "Fix `budget_error` in 04-byte-budget.ipynb" in message
     assert "What this check saw: A value of exactly max_result_bytes UTF-8 bytes passes" in message
     assert "Also:" not in message
+
+
+def test_a_result_over_the_budget_rewritten_to_fit_is_told_to_be_refused(reference_steps):
+    shortens = CUTS_TO_BUDGET.replace(
+        "    text = text[:max_result_bytes]\n",
+        '    if len(text.encode("utf-8")) > max_result_bytes:\n'
+        "        text = '{\"truncated\": true}'\n",
+    )
+    with_cell(reference_steps, STEP_7, shortens)
+    message = failure_of(check_invoke_tool, reference_steps["invoke_tool"])
+    assert message.startswith(
+        "Results outside the vocabulary or over the budget are refused: not yet.\n"
+        "Calling export_everything: I expected ok to be False"
+    )
+    assert message.endswith(
+        "A result over the budget is refused, never cut or shortened to fit: rule 4 gives it "
+        "the code result_too_large and no value."
+    )

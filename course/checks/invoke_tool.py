@@ -4,12 +4,15 @@ A compact tour of CONTRACT.md: one envelope under the original id, every failure
 exception text in the envelope, the exact byte boundary, ownership in and out, and one handler
 call per `invoke_tool` call. Before the cases run, a short warm-up finds an earlier step that is
 unfinished or not loaded, so the message names that step rather than blaming `invoke_tool`.
+After a miss, the step whose rule the failing case tests is named first (course/checks/blame.py).
 """
 
 import json
 import traceback
+from collections.abc import Callable
 from typing import Any
 
+from course.checks.blame import BUDGET, ENVELOPE, OWNERSHIP, Blame, blamed_failure
 from course.checks.harness import (
     IN_BROWSER,
     CheckCase,
@@ -22,7 +25,6 @@ from course.checks.harness import (
 )
 from course.checks.oracle import (
     EXPECTED_CODES,
-    envelope_problem,
     handler_order_hint,
     private_texts,
     raised_by,
@@ -41,6 +43,10 @@ from course.manifest import Course, load_course
 from course.tools import Arguments, CallCounter, FixtureTools, fixture_tools
 
 TOO_DEEP = 100_000  # levels of nesting: far past what json.dumps can write
+REFUSE_HINT = (
+    "A result over the budget is refused, never cut or shortened to fit: rule 4 gives it the "
+    "code result_too_large and no value."
+)
 RECURSION_HINT = (
     "encode_json raises RecursionError for it: catch that where you catch TypeError and "
     "ValueError, for it is invalid_result too."
@@ -51,24 +57,24 @@ def _request(tool: str, arguments: Arguments, request_id: object = 1) -> dict[st
     return {"id": request_id, "tool": tool, "arguments": arguments}
 
 
-def _success(invoke_tool: StudentFunction) -> str | None:
+def _success(invoke_tool: StudentFunction, blame: Blame) -> str | None:
     tools = fixture_tools()
     envelope = invoke_tool(_request("lookup_user", {"user_id": "u-001"}, 7), tools)
     expected = {"id": "u-001", "name": "山田 花子", "city": "東京", "role": "admin"}
-    problem = envelope_problem(envelope, 7, value=expected)
+    problem = blame.envelope(envelope, 7, value=expected)
     if problem:
         return problem
     envelope = invoke_tool(_request("convert_temperature", {"celsius": 100}), tools)
-    return envelope_problem(envelope, 1, value={"celsius": 100, "fahrenheit": 212.0})
+    return blame.envelope(envelope, 1, value={"celsius": 100, "fahrenheit": 212.0})
 
 
-def _ids_kept(invoke_tool: StudentFunction) -> str | None:
+def _ids_kept(invoke_tool: StudentFunction, blame: Blame) -> str | None:
     tools = fixture_tools()
     user = {"id": "u-002", "name": "José Álvarez Núñez", "city": "Sevilla", "role": "editor"}
     for request_id in (0, "", "0", "req-東京"):
         success = invoke_tool(_request("lookup_user", {"user_id": "u-002"}, request_id), tools)
         failure = invoke_tool(_request("lookup_user", {"user_id": "u-999"}, request_id), tools)
-        problem = envelope_problem(success, request_id, value=user) or envelope_problem(
+        problem = blame.envelope(success, request_id, value=user) or blame.envelope(
             failure, request_id, error=NOT_FOUND
         )
         if problem:
@@ -87,11 +93,11 @@ FAILURES = (
 )
 
 
-def _failure_codes(invoke_tool: StudentFunction) -> str | None:
+def _failure_codes(invoke_tool: StudentFunction, blame: Blame) -> str | None:
     course_codes = {code for _cls, code in EXPECTED_CODES}
     for tool, arguments, code in FAILURES:
         envelope = invoke_tool(_request(tool, arguments, 3), fixture_tools())
-        problem = envelope_problem(envelope, 3, error=code)
+        problem = blame.envelope(envelope, 3, error=code)
         if problem:
             hint = handler_order_hint(invoke_tool) if code in course_codes else None
             return f"Calling {tool} with {show(arguments)}: {problem}" + (
@@ -117,19 +123,20 @@ def _nothing_leaks(invoke_tool: StudentFunction) -> str | None:
     return None
 
 
-def _bad_results(invoke_tool: StudentFunction) -> str | None:
-    checks: tuple[tuple[str, Arguments, int, str], ...] = (
-        ("user_tags", {"user_id": "u-001"}, DEFAULT_MAX_RESULT_BYTES, INVALID_RESULT),
-        ("export_everything", {}, DEFAULT_MAX_RESULT_BYTES, RESULT_TOO_LARGE),
+def _refused(
+    invoke_tool: StudentFunction, blame: Blame, tool: str, arguments: Arguments, code: str
+) -> str | None:
+    """Call `tool`, whose result must be refused with `code` under the default budget."""
+    envelope = invoke_tool(
+        _request(tool, arguments, 5), fixture_tools(), max_result_bytes=DEFAULT_MAX_RESULT_BYTES
     )
-    for tool, arguments, budget, code in checks:
-        envelope = invoke_tool(
-            _request(tool, arguments, 5), fixture_tools(), max_result_bytes=budget
-        )
-        problem = envelope_problem(envelope, 5, error=code)
-        if problem:
-            return f"Calling {tool}: {problem}"
-    return None
+    problem = blame.envelope(envelope, 5, error=code)
+    if not problem:
+        return None
+    came_back = isinstance(envelope, dict) and envelope.get("ok") is True
+    # A value that came back although it is too large was cut or rewritten to fit.
+    hint = f"\n{REFUSE_HINT}" if code == RESULT_TOO_LARGE and came_back else ""
+    return f"Calling {tool}: {problem}{hint}"
 
 
 def _nested_list(depth: int) -> list[Any]:
@@ -139,7 +146,7 @@ def _nested_list(depth: int) -> list[Any]:
     return value
 
 
-def _too_deep(invoke_tool: StudentFunction) -> str | None:
+def _too_deep(invoke_tool: StudentFunction, blame: Blame) -> str | None:
     def deep(arguments: Arguments) -> list[Any]:
         return _nested_list(TOO_DEEP)
 
@@ -150,20 +157,20 @@ def _too_deep(invoke_tool: StudentFunction) -> str | None:
         envelope = invoke_tool(_request("deep", {}, 9), {"deep": deep})
     except RecursionError:
         return f"{what}, and invoke_tool let RecursionError out.\n{RECURSION_HINT}"
-    problem = envelope_problem(envelope, 9, error=INVALID_RESULT)
+    problem = blame.envelope(envelope, 9, error=INVALID_RESULT)
     return f"{what}: {problem}" if problem else None
 
 
-def _exact_boundary(invoke_tool: StudentFunction) -> str | None:
+def _exact_boundary(invoke_tool: StudentFunction, blame: Blame) -> str | None:
     expected = {"id": "u-001", "name": "山田 花子", "city": "東京", "role": "admin"}
     size = len(json.dumps(expected, ensure_ascii=False, allow_nan=False).encode("utf-8"))
     request = _request("lookup_user", {"user_id": "u-001"}, 6)
     envelope = invoke_tool(request, fixture_tools(), max_result_bytes=size)
-    problem = envelope_problem(envelope, 6, value=expected)
+    problem = blame.envelope(envelope, 6, value=expected)
     if problem:
         return f"The value is exactly {size} UTF-8 bytes and the budget is {size}: {problem}"
     envelope = invoke_tool(request, fixture_tools(), max_result_bytes=size - 1)
-    problem = envelope_problem(envelope, 6, error=RESULT_TOO_LARGE)
+    problem = blame.envelope(envelope, 6, error=RESULT_TOO_LARGE)
     if problem:
         return (
             f"The value is {size} UTF-8 bytes and the budget is {size - 1}: {problem}\n"
@@ -172,7 +179,7 @@ def _exact_boundary(invoke_tool: StudentFunction) -> str | None:
     return None
 
 
-def _ownership(invoke_tool: StudentFunction) -> str | None:
+def _ownership(invoke_tool: StudentFunction, blame: Blame) -> str | None:
     def grabby(arguments: Arguments) -> dict[str, Any]:
         arguments["filters"]["roles"].append("admin")
         return {"seen": arguments["filters"]["roles"]}
@@ -184,7 +191,7 @@ def _ownership(invoke_tool: StudentFunction) -> str | None:
             f"A handler that edits its nested arguments changed the request to {show(request)}.\n"
             "Copy the arguments deeply before calling the handler (step 5)."
         )
-    problem = envelope_problem(envelope, 8, value={"seen": ["viewer", "admin"]})
+    problem = blame.envelope(envelope, 8, value={"seen": ["viewer", "admin"]})
     if problem:
         return problem
     service = FixtureTools()
@@ -240,18 +247,48 @@ def _base_exception_propagates(invoke_tool: StudentFunction) -> str | None:
     return f"A KeyboardInterrupt from the handler was caught and became {show(outcome)}."
 
 
-def cases(invoke_tool: StudentFunction) -> list[CheckCase]:
-    """The end-to-end cases for `invoke_tool`, in an order that names the real problem first."""
+def cases(invoke_tool: StudentFunction, blame: Blame | None = None) -> list[CheckCase]:
+    """The end-to-end cases for `invoke_tool`, in an order that names the real problem first.
+
+    `blame` learns which categories the part of a case that runs tests, so a miss can be
+    put down to the step that teaches its rule.
+    """
+    blame = blame or Blame()
+
+    def part(categories: tuple[str, ...], probe: Callable[[], str | None]) -> str | None:
+        return blame.asks(categories, probe)
+
     return [
         CheckCase(
-            "A successful call returns one envelope with the value", lambda: _success(invoke_tool)
+            "A successful call returns one envelope with the value",
+            lambda: part((ENVELOPE, OWNERSHIP), lambda: _success(invoke_tool, blame)),
         ),
-        CheckCase("No exception text reaches the envelope", lambda: _nothing_leaks(invoke_tool)),
-        CheckCase("Every failure gets its code", lambda: _failure_codes(invoke_tool)),
-        CheckCase('Ids 0, "" and "0" come back unchanged', lambda: _ids_kept(invoke_tool)),
+        CheckCase(
+            "No exception text reaches the envelope",
+            lambda: part(("redaction",), lambda: _nothing_leaks(invoke_tool)),
+        ),
+        CheckCase(
+            "Every failure gets its code",
+            lambda: part(("error_codes",), lambda: _failure_codes(invoke_tool, blame)),
+        ),
+        CheckCase(
+            'Ids 0, "" and "0" come back unchanged',
+            lambda: part((ENVELOPE,), lambda: _ids_kept(invoke_tool, blame)),
+        ),
         CheckCase(
             "Results outside the vocabulary or over the budget are refused",
-            lambda: _bad_results(invoke_tool),
+            lambda: (
+                part(
+                    ("vocabulary",),
+                    lambda: _refused(
+                        invoke_tool, blame, "user_tags", {"user_id": "u-001"}, INVALID_RESULT
+                    ),
+                )
+                or part(
+                    (BUDGET,),
+                    lambda: _refused(invoke_tool, blame, "export_everything", {}, RESULT_TOO_LARGE),
+                )
+            ),
         ),
         *(
             []
@@ -259,21 +296,25 @@ def cases(invoke_tool: StudentFunction) -> list[CheckCase]:
             else [
                 CheckCase(
                     "A value nested too deep for JSON is invalid_result",
-                    lambda: _too_deep(invoke_tool),
+                    lambda: part(("vocabulary",), lambda: _too_deep(invoke_tool, blame)),
                 )
             ]
         ),
         CheckCase(
             "A value of exactly max_result_bytes UTF-8 bytes passes; one byte more does not",
-            lambda: _exact_boundary(invoke_tool),
+            lambda: part((BUDGET,), lambda: _exact_boundary(invoke_tool, blame)),
         ),
         CheckCase(
             "The handler cannot change the request, and the value is yours to edit",
-            lambda: _ownership(invoke_tool),
+            lambda: part((OWNERSHIP,), lambda: _ownership(invoke_tool, blame)),
         ),
         CheckCase(
             "Each call runs the handler once, and none for an unknown tool",
-            lambda: _one_call_each(invoke_tool) or _base_exception_propagates(invoke_tool),
+            lambda: (
+                part(("no_retry",), lambda: _one_call_each(invoke_tool))
+                # Rule 8: a BaseException that is not an Exception passes through unchanged.
+                or part(("error_codes",), lambda: _base_exception_propagates(invoke_tool))
+            ),
         ),
     ]
 
@@ -333,67 +374,23 @@ def warm_up(
     return None
 
 
-def earlier_step_failure(invoke_tool: StudentFunction, course: Course | None = None) -> str | None:
-    """Name the first earlier step whose function `invoke_tool` uses and that fails its check.
-
-    The functions are the ones `invoke_tool` finds in its own globals, as it calls them, so the
-    check of each judges exactly what `invoke_tool` ran. None when every one passes, or when
-    `invoke_tool` uses none of them (it may do their work itself).
-    """
-    from course.checks import CHECKS  # the package imports this module
-
-    used = _globals_used(invoke_tool)
-    namespace = getattr(invoke_tool, "__globals__", {})
-    for step in (course or load_course()).steps:
-        for name in step.defines:
-            function = namespace.get(name) if name in used else None
-            if name == "invoke_tool" or not callable(function):
-                continue
-            report = CHECKS[name](function)
-            if not report.ok:
-                return (
-                    f"`invoke_tool` calls `{name}` from {step.label}, and that function does "
-                    f"not pass its own check: {report.summary()}\n"
-                    f"Fix `{name}` in {step.notebook} (its check says more), save it, then run "
-                    "the first code cell of this notebook again to load it, and this check."
-                )
-    return None
-
-
-def _globals_used(function: object, depth: int = 3) -> set[str]:
-    """Return the global names `function` reads, and those of the functions it reads, a few deep."""
-    code = getattr(function, "__code__", None)
-    namespace = getattr(function, "__globals__", {})
-    if code is None or depth == 0:
-        return set()
-    names: set[str] = set()
-    codes = [code]
-    while codes:
-        current = codes.pop()
-        names.update(current.co_names)
-        codes += [c for c in current.co_consts if hasattr(c, "co_names")]
-    for name in list(names):
-        helper = namespace.get(name)
-        if getattr(helper, "__globals__", None) is namespace:
-            names |= _globals_used(helper, depth - 1)
-    return names
-
-
 def check_invoke_tool(
     invoke_tool: StudentFunction, *, explain_name: Explainer | None = None
 ) -> CheckReport:
     """Check the student's `invoke_tool` end to end; return the CheckReport.
 
-    When a case fails and an earlier step's function that `invoke_tool` uses fails its own
-    check, the report names that step first: the bug is there, not in `invoke_tool`.
+    A miss is put down to the step whose rule the failing case tests: an earlier step whose
+    function fails its own check leads only when it teaches that rule, and is named after the
+    real cause otherwise (course/checks/blame.py).
     """
     message = warm_up(invoke_tool, explain_name=explain_name)
-    all_cases = cases(invoke_tool)
+    blame = Blame()
+    all_cases = cases(invoke_tool, blame)
     if message:
         return CheckReport("invoke_tool", (), len(all_cases), message)
     report = run_checks("invoke_tool", all_cases, explain_name=explain_name)
-    culprit = None if report.ok else earlier_step_failure(invoke_tool)
-    if culprit is None or report.failure is None:
+    if report.failure is None:
         return report
-    seen = f"What this check saw: {report.failure}"
-    return CheckReport("invoke_tool", report.passed, report.total, f"{culprit}\n{seen}")
+    says = all_cases[len(report.passed)].says
+    failure = blamed_failure(says, report.failure, blame, invoke_tool, load_course())
+    return CheckReport("invoke_tool", report.passed, report.total, failure, report.printed)

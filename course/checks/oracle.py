@@ -137,10 +137,11 @@ def handler_order_hint(function: object) -> str | None:
                 later = sorted(names & course_classes)[0]
                 name = getattr(function, "__name__", "your function")
                 clause = f"except {broad}".rstrip()
+                article = "an" if later[0] in "AEIOU" else "a"
                 return (
                     f"In `{name}`, `{clause}:` comes before `except {later}:`. Python runs the "
-                    f"first clause that matches, and `{clause}:` matches a {later} too, so its "
-                    "own clause never runs. Put the course's classes first, or let "
+                    f"first clause that matches, and `{clause}:` matches {article} {later} too, "
+                    "so its own clause never runs. Put the course's classes first, or let "
                     "`failure_code` (step 2) choose the code."
                 )
             if broad is None and (handler.type is None or names & BROAD):

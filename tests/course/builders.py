@@ -2,7 +2,8 @@
 
 - `COURSE` and `SOLUTIONS`: the manifest, and the solution notebooks of its assignment;
 - `reference` and `reference_namespace`: the reference answers, loaded from the solution
-  notebooks exactly as a later notebook loads a student's earlier steps;
+  notebooks exactly as a later notebook loads a student's earlier steps; `with_cell` runs a
+  student's version of one exercise cell among them;
 - notebooks as a student saves them: `exercise_cell`, `solution_cell`, `own_cell`,
   `course_cell`, `pasted_exercise_cell`, `write_notebook`, and `write_lesson` (or
   `write_lesson_with` one step's notebook of the test's own) or `copy_solutions` for a whole
@@ -10,14 +11,15 @@
 - `load_lesson`: a saved lesson loaded as the setup cell loads it;
 - `failure_of`: the first miss a visible check reports;
 - a student's function not written yet (`unfinished`), and a `call_once` that retries
-  (`retrying_call_once`);
+  (`retrying_call_once`); exercise cells with a bug of their own (`COUNTS_CHARACTERS`,
+  `CUTS_TO_BUDGET`, `CATCHES_EXCEPTION_FIRST`);
 - `part` and `parts`: the widgets inside an explorer, found by their CSS class.
 """
 
 import json
 from pathlib import Path
 
-from course.carry.assemble import exercise_cells, read_step
+from course.carry.assemble import ExerciseCell, exercise_cells, read_step
 from course.carry.execute import run_cells
 from course.carry.history import record_check, saved_digest
 from course.manifest import load_course
@@ -42,6 +44,17 @@ def reference_namespace():
 def reference(name):
     """Return the reference function `name` (such as "budget_error"), freshly loaded."""
     return reference_namespace()[name]
+
+
+def with_cell(namespace, step, source, cell_id=None):
+    """Run `source` in `namespace` as the exercise cell of `step` (its first, unless `cell_id`
+    names another), as a student's notebook runs it; return the namespace.
+
+    Run as a cell, a function has its source on record, as the checks that read it expect.
+    """
+    cell = ExerciseCell(step, cell_id or step.exercises[0], source)
+    assert run_cells([cell], namespace) == ()
+    return namespace
 
 
 def load_lesson(folder):
@@ -76,6 +89,58 @@ def retrying_call_once(handler, arguments):
         except Exception as exc:
             error = exc
     return False, error
+
+
+# Exercise cells as students might write them (run them with `with_cell`, save them with
+# `exercise_cell`).
+
+# Step 4: a `budget_error` that counts characters, not UTF-8 bytes; it fails its own check.
+COUNTS_CHARACTERS = (
+    "def budget_error(text, max_result_bytes):\n"
+    "    return 'result_too_large' if len(text) > max_result_bytes else None\n"
+)
+# Step 7: an `invoke_tool` that cuts a result's JSON text to the budget instead of refusing it.
+CUTS_TO_BUDGET = """\
+def invoke_tool(request, tools, *, max_result_bytes=4096):
+    if request["tool"] not in tools:
+        return make_envelope(request["id"], error="unknown_tool")
+    arguments = copy_arguments(request["arguments"])
+    succeeded, outcome = call_once(tools[request["tool"]], arguments)
+    if not succeeded:
+        return make_envelope(request["id"], error=failure_code(outcome))
+    try:
+        text = encode_json(outcome)
+    except (TypeError, ValueError, RecursionError):
+        return make_envelope(request["id"], error="invalid_result")
+    text = text[:max_result_bytes]
+    return make_envelope(request["id"], value=fresh_value(text))
+"""
+# Step 7: an `invoke_tool` whose `except Exception:` comes first, so every handler's exception
+# is tool_failed; it still uses `budget_error`.
+CATCHES_EXCEPTION_FIRST = """\
+def invoke_tool(request, tools, *, max_result_bytes=4096):
+    if request["tool"] not in tools:
+        return make_envelope(request["id"], error="unknown_tool")
+    arguments = copy_arguments(request["arguments"])
+    try:
+        outcome = tools[request["tool"]](arguments)
+    except Exception:
+        return make_envelope(request["id"], error="tool_failed")
+    except InvalidInputError:
+        return make_envelope(request["id"], error="invalid_input")
+    except PermissionDeniedError:
+        return make_envelope(request["id"], error="permission_denied")
+    except NotFoundError:
+        return make_envelope(request["id"], error="not_found")
+    try:
+        text = encode_json(outcome)
+    except (TypeError, ValueError, RecursionError):
+        return make_envelope(request["id"], error="invalid_result")
+    error = budget_error(text, max_result_bytes)
+    if error is not None:
+        return make_envelope(request["id"], error=error)
+    return make_envelope(request["id"], value=fresh_value(text))
+"""
 
 
 # Notebooks as a student saves them.

@@ -2,7 +2,16 @@
 
 import json
 
-from builders import COURSE, SOLUTIONS, copy_solutions, course_cell, exercise_cell, write_notebook
+from builders import (
+    CATCHES_EXCEPTION_FIRST,
+    COUNTS_CHARACTERS,
+    COURSE,
+    SOLUTIONS,
+    copy_solutions,
+    course_cell,
+    exercise_cell,
+    write_notebook,
+)
 
 from course.carry.assemble import ExerciseCell, exercise_cells
 from course.carry.execute import run_cells
@@ -11,7 +20,7 @@ from course.checks import check, check_saved_work
 
 pytestmark = []
 
-STEP_2, STEP_7 = COURSE.steps[1], COURSE.steps[-1]
+STEP_2, STEP_4, STEP_7 = COURSE.steps[1], COURSE.steps[3], COURSE.steps[-1]
 FINISHED = (
     "def failure_code(exc):\n    return 'not_found' if isinstance(exc, NotFoundError) else 'x'\n"
 )
@@ -127,6 +136,26 @@ def test_check_saved_work_grades_the_saved_files_one_line_per_function(tmp_path,
         "`invoke_tool` calls `failure_code`" in printed.err
     )
     assert "Every step the grader reads passes" not in printed.out
+
+
+def test_check_saved_work_shows_step_7s_own_miss_beside_a_step_4_that_fails_its_check(
+    tmp_path, capsys
+):
+    # Issue 42: step 7's line said only "`invoke_tool` calls `budget_error` ...", so the wrong
+    # except order in invoke_tool itself showed nowhere.
+    copy_solutions(tmp_path)
+    write_notebook(tmp_path / STEP_4.notebook, [exercise_cell("budget-error", COUNTS_CHARACTERS)])
+    write_notebook(
+        tmp_path / STEP_7.notebook, [exercise_cell("invoke-tool", CATCHES_EXCEPTION_FIRST)]
+    )
+    check_saved_work(folder=tmp_path)
+    err = capsys.readouterr().err
+    assert "✗ Step 4 (04-byte-budget.ipynb): `budget_error` as saved does not pass its check" in err
+    assert (
+        "✗ Step 7 (07-invoke-tool.ipynb): `invoke_tool` as saved does not pass its check: "
+        "Every failure gets its code: not yet." in err
+    )
+    assert "calls `budget_error`" not in err
 
 
 def test_check_saved_work_names_a_kernel_function_that_is_not_the_saved_one(tmp_path, capsys):

@@ -2,11 +2,45 @@
 
 import json
 
-from builders import failure_of
+import pytest
+from builders import (
+    CATCHES_EXCEPTION_FIRST,
+    COUNTS_CHARACTERS,
+    COURSE,
+    CUTS_TO_BUDGET,
+    failure_of,
+    with_cell,
+)
 
 from course.checks.invoke_tool import RECURSION_HINT, check_invoke_tool
 
 pytestmark = []
+
+STEP_4, STEP_5, STEP_7 = COURSE.steps[3], COURSE.steps[4], COURSE.steps[6]
+STEP_4_ALSO = (
+    "Also: `invoke_tool` calls `budget_error` from Step 4 (04-byte-budget.ipynb), which does "
+    "not pass its own check yet: The budget counts UTF-8 bytes, not characters: not yet."
+)
+# Step 7: an `invoke_tool` that puts the exception's message beside the code.
+LEAKS_THE_MESSAGE = CATCHES_EXCEPTION_FIRST.replace(
+    """    except Exception:
+        return make_envelope(request["id"], error="tool_failed")
+""",
+    """    except Exception as exc:
+        return make_envelope(request["id"], error=f"{failure_code(exc)}: {exc}")
+""",
+)
+# Step 5: a `fresh_value` that hands out the same decoded value for the same text.
+SHARES_DECODED_VALUES = """\
+import json
+decoded = {}
+
+
+def fresh_value(text):
+    if text not in decoded:
+        decoded[text] = json.loads(text)
+    return decoded[text]
+"""
 
 
 def test_the_reference_passes_all_nine_cases(reference_steps):
@@ -186,3 +220,96 @@ def test_a_wrong_code_for_a_deep_value_is_told_without_the_recursion_hint(refere
     assert message.startswith("A value nested too deep for JSON is invalid_result: not yet.")
     assert "I expected error 'invalid_result'" in message
     assert RECURSION_HINT not in message
+
+
+def test_cutting_the_text_to_the_budget_is_told_as_rule_4_in_invoke_tool_not_blamed_on_step_5(
+    reference_steps,
+):
+    # Issue 42: fresh_value raised JSONDecodeError for the cut text, and the message sent the
+    # student to step 5's cell, whose fresh_value is right.
+    with_cell(reference_steps, STEP_7, CUTS_TO_BUDGET)
+    message = failure_of(check_invoke_tool, reference_steps["invoke_tool"])
+    first, happened, rules, where = message.split("\n")
+    assert first == "Results outside the vocabulary or over the budget are refused: not yet."
+    assert "was cut or rewritten instead of refused" in happened
+    assert rules.startswith("Rule 4: a value whose JSON text is more than max_result_bytes")
+    assert "result_too_large" in rules
+    assert "Rule 6: a successful value is its JSON text decoded unchanged." in rules
+    assert where.startswith("Fix this in `invoke_tool` itself, in 07-invoke-tool.ipynb.")
+    assert "05-ownership.ipynb" not in message
+    assert "fresh-value" not in message
+    assert "Traceback" not in message
+
+
+def test_cutting_the_text_names_step_5_first_when_fresh_value_fails_its_own_check(
+    reference_steps,
+):
+    with_cell(reference_steps, STEP_5, SHARES_DECODED_VALUES, "fresh-value")
+    with_cell(reference_steps, STEP_7, CUTS_TO_BUDGET)
+    message = failure_of(check_invoke_tool, reference_steps["invoke_tool"])
+    assert message.startswith(
+        "`invoke_tool` calls `fresh_value` from Step 5 (05-ownership.ipynb), and that function "
+        "does not pass its own check: Every call returns a brand-new value: not yet."
+    )
+    assert "What this check saw: Results outside the vocabulary or over the budget" in message
+
+
+@pytest.mark.parametrize(
+    ("source", "opening", "detail"),
+    [
+        (
+            CATCHES_EXCEPTION_FIRST,
+            "Every failure gets its code: not yet.",
+            "In `invoke_tool`, `except Exception:` comes before `except InvalidInputError:`.",
+        ),
+        (
+            LEAKS_THE_MESSAGE,
+            "No exception text reaches the envelope: not yet.",
+            "which comes from the exception the handler raised",
+        ),
+    ],
+    ids=["except-order", "leak"],
+)
+def test_invoke_tools_own_bug_leads_and_an_unfinished_step_4_comes_after(
+    reference_steps, source, opening, detail
+):
+    # Issue 42: whenever budget_error failed its check, the message opened with "Fix
+    # `budget_error` in 04", though these cases test the codes and redaction, not the budget.
+    with_cell(reference_steps, STEP_4, COUNTS_CHARACTERS)
+    with_cell(reference_steps, STEP_7, source)
+    message = failure_of(check_invoke_tool, reference_steps["invoke_tool"])
+    assert message.split("\n")[0] == opening
+    assert detail in message
+    assert STEP_4_ALSO in message
+    assert message.index(detail) < message.index(STEP_4_ALSO)
+    assert "Fix `budget_error`" not in message
+
+
+def test_a_budget_case_with_a_failing_budget_error_names_step_4_first(reference_steps):
+    with_cell(reference_steps, STEP_4, COUNTS_CHARACTERS)
+    message = failure_of(check_invoke_tool, reference_steps["invoke_tool"])
+    assert message.startswith(
+        "`invoke_tool` calls `budget_error` from Step 4 (04-byte-budget.ipynb), and that "
+        "function does not pass its own check: The budget counts UTF-8 bytes, not characters"
+    )
+    assert "Fix `budget_error` in 04-byte-budget.ipynb" in message
+    assert "What this check saw: A value of exactly max_result_bytes UTF-8 bytes passes" in message
+    assert "Also:" not in message
+
+
+def test_a_result_over_the_budget_rewritten_to_fit_is_told_to_be_refused(reference_steps):
+    shortens = CUTS_TO_BUDGET.replace(
+        "    text = text[:max_result_bytes]\n",
+        '    if len(text.encode("utf-8")) > max_result_bytes:\n'
+        "        text = '{\"truncated\": true}'\n",
+    )
+    with_cell(reference_steps, STEP_7, shortens)
+    message = failure_of(check_invoke_tool, reference_steps["invoke_tool"])
+    assert message.startswith(
+        "Results outside the vocabulary or over the budget are refused: not yet.\n"
+        "Calling export_everything: I expected ok to be False"
+    )
+    assert message.endswith(
+        "A result over the budget is refused, never cut or shortened to fit: rule 4 gives it "
+        "the code result_too_large and no value."
+    )

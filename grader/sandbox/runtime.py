@@ -29,6 +29,7 @@ COURSE_RUNTIME = (
     "course/carry/notebooks.py",
     "course/carry/setup_cell.py",
     "course/checks/__init__.py",
+    "course/checks/blame.py",
     "course/checks/envelope.py",
     "course/checks/error_codes.py",
     "course/checks/harness.py",

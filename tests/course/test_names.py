@@ -17,8 +17,9 @@ from grader.paths import PROJECT_ROOT
 pytestmark = []
 
 COURSE_DIR = PROJECT_ROOT / "course"
-# Modules shared by several steps' checks, named for what they hold.
-SHARED_CHECK_MODULES = {"__init__", "harness", "oracle", "visible"}
+# Modules beside the steps' checks, named for what they hold (blame: whose step a miss of step
+# 7's check belongs to).
+SHARED_CHECK_MODULES = {"__init__", "blame", "harness", "oracle", "visible"}
 WIDGET_STEPS = [
     step for step in COURSE.all_steps if (COURSE_DIR / "widgets" / f"{step.module}.py").is_file()
 ]

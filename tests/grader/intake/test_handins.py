@@ -11,8 +11,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from grader_cli import read_grades, run_grader
 
-from course.handin import IDENTITY_FILE, zip_name
+from course.handin import IDENTITY_FILE, hand_in, zip_name
 from course.manifest import load_course
 from grader.intake.discover import discover
 from grader.intake.handins import unpacking
@@ -27,17 +28,17 @@ FIRST = COURSE.steps[0].notebook
 EARLY, LATE = 1_700_000_000, 1_800_000_000  # seconds: two download times on this disk
 
 
-def hand_in_zip(path, student=None, *, date=(1980, 1, 1, 0, 0, 0), extra=(), mtime=EARLY):
+def hand_in_zip(
+    path, student=None, *, date=(1980, 1, 1, 0, 0, 0), extra=(), mtime=EARLY, notebook=True
+):
     """Write a hand-in zip at `path` as course/handin.py lays it out, naming `student` if given.
 
     `date` is every entry's own date and `extra` more (name, bytes) entries: what a student
     could write. `mtime` is the zip file's time on this disk, which the instructor's copy sets.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    entries = [
-        (f"{COURSE.assignment}/{FIRST}", (SOLUTIONS / COURSE.assignment / FIRST).read_bytes()),
-        *extra,
-    ]
+    saved = (SOLUTIONS / COURSE.assignment / FIRST).read_bytes()
+    entries = [*([(f"{COURSE.assignment}/{FIRST}", saved)] if notebook else []), *extra]
     if student is not None:
         entries.append((IDENTITY_FILE, json.dumps({"student": student}).encode()))
     with zipfile.ZipFile(path, "w") as archive:
@@ -196,3 +197,38 @@ def test_without_an_unpacking_a_folder_of_zips_is_nothing_to_grade(tmp_path):
     with pytest.raises(UsageError, match="nothing to grade"):
         discover([tmp_path / "class"], COURSE)
     assert Path(tmp_path / "class" / DEFAULT).exists()
+
+
+@pytest.fixture(scope="module")
+def graded_class(tmp_path_factory):
+    """Grade a folder of four default-named zips, two of them ada's, as an instructor would."""
+    folder = tmp_path_factory.mktemp("class")
+    kept = folder / "from-lms-17" / DEFAULT
+    kept.parent.mkdir()
+    hand_in(SOLUTIONS / COURSE.assignment, kept, student="ada")  # the real hand-in: 70 points
+    os.utime(kept, (LATE, LATE))
+    dropped = hand_in_zip(folder / DEFAULT.replace(".zip", " (2).zip"), "ada", notebook=False)
+    hand_in_zip(folder / DEFAULT.replace(".zip", " (1).zip"), "grace", notebook=False)
+    hand_in_zip(folder / DEFAULT, "linus", notebook=False)
+    out = tmp_path_factory.mktemp("out")
+    completed = run_grader("grade", folder, "--out", out, "--jobs", "1")
+    return completed, read_grades(out), kept, dropped
+
+
+@pytest.mark.bwrap
+def test_grade_folder_grades_each_default_named_zip_under_its_students_login(graded_class):
+    completed, grades, _kept, _dropped = graded_class
+    assert completed.returncode == 0, completed.stderr
+    assert sorted(grades) == ["ada", "grace", "linus"]
+    assert grades["ada"]["score"] == "70.00", "the later zip on disk was not the one graded"
+    assert grades["grace"]["score"] == "0.00"
+
+
+@pytest.mark.bwrap
+def test_the_summary_names_both_zips_of_one_student_and_the_one_kept(graded_class):
+    completed, _grades, kept, dropped = graded_class
+    line = (
+        f"ada: 2 zips name this student, {dropped} and {kept}; kept {kept} (the latest modified "
+        "on this disk)."
+    )
+    assert line in completed.stdout.splitlines()

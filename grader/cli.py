@@ -11,7 +11,7 @@ from grader.batch.run import RunSettings
 from grader.batch.shards import Shard, gather
 from grader.gradebook import extensions, late, lms, roster, times
 from grader.gradebook.book import ClassBook, GradebookSettings
-from grader.intake import archives
+from grader.intake import handins
 from grader.intake.discover import Found
 from grader.integrations import gradescope
 from grader.model import RUN_STATUSES, TEST_STATUSES, Limits, UsageError
@@ -40,6 +40,7 @@ class _GradeOptions(TypedDict, total=False):
     merge: list[Path]
     regrade: list[str]
     similarity: float | None
+    zips: handins.Unpacking
 
 
 class _Parser(argparse.ArgumentParser):
@@ -256,9 +257,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             processes=args.processes,
             output_limit=args.output_limit * 1024,
         )
-        with archives.unpacked(args.submissions) as submissions:
+        with handins.unpacking() as zips:
             return _grade(
-                submissions,
+                args.submissions,
                 args.out,
                 jobs=args.jobs,
                 lms_system=args.lms,
@@ -270,6 +271,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 merge=args.merge,
                 regrade=args.regrade,
                 similarity=args.similarity,
+                zips=zips,
             )
     except UsageError as error:
         print(f"grader: error: {error}", file=sys.stderr)
@@ -310,7 +312,8 @@ def _grade(
         raise UsageError("--shard and --merge go in separate runs: grade the shards, then merge")
     if more.get("shard") and more.get("similarity") is not None:
         raise UsageError("--similarity compares the whole class: give it with --merge, not --shard")
-    submissions = find_submissions(paths, out_dir)
+    zip_notes = more["zips"].notes if "zips" in more else []
+    submissions = find_submissions(paths, out_dir, more.get("zips"))
     if more.get("merge"):
         gather(more["merge"], out_dir)
     book = ClassBook(gradebook or GradebookSettings())
@@ -338,7 +341,7 @@ def _grade(
             )
     except Interrupted as stop:
         progress.finish()
-        for line in progress.notes:
+        for line in zip_notes + progress.notes:
             print(line, file=sys.stderr)
         print(interrupted_message(progress, out_dir), file=sys.stderr)
         return 128 + stop.signal_number
@@ -350,7 +353,7 @@ def _grade(
         lms.write_lms_grades(book.summaries(), out_dir, lms_system, comments=comments)
     for line in summary_table(grades):
         print(line)
-    notes = progress.notes + book.notes()
+    notes = zip_notes + progress.notes + book.notes()
     if notes:
         print("\n" + "\n".join(notes))
     in_force = progress.isolation or wording.describe(containment.isolation_here(isolation))

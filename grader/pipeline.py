@@ -23,6 +23,7 @@ from grader.batch.shards import Shard
 from grader.gradebook.book import ClassBook
 from grader.intake import ids
 from grader.intake.discover import Found, discover
+from grader.intake.handins import Unpacking
 from grader.intake.load import load
 from grader.model import (
     DOUBTFUL,
@@ -65,15 +66,19 @@ def stop_on_signals() -> Iterator[None]:
 Pending = Submission | Found
 
 
-def find_submissions(paths: Iterable[str | Path], out_dir: str | Path) -> list[Found]:
+def find_submissions(
+    paths: Iterable[str | Path], out_dir: str | Path, zips: Unpacking | None = None
+) -> list[Found]:
     """Discover every submission under `paths`, to grade into `out_dir`; nothing is read yet.
 
-    Raise UsageError, before anything runs, if the paths or `out_dir` cannot be used.
+    Hand-in zips are opened into `zips`'s scratch folder (its notes are for the summary), and
+    left out without it. Raise UsageError, before anything runs, if the paths or `out_dir`
+    cannot be used.
     """
     out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
         raise UsageError(f"--out {out_dir} exists and is not a folder")
-    return discover(paths, load_course())
+    return discover(paths, load_course(), zips.open if zips else None)
 
 
 def load_safely(found: Found, course: Course | None = None) -> Submission:

@@ -1,11 +1,10 @@
-"""Submissions handed in as zip files: unpacked safely into a scratch folder before discovery.
+"""A hand-in zip's content: its notebooks unpacked safely, and the login its student.json names.
 
 The handout's `hand_in.py` and the browser site's hand-in cell write `<assignment>-submission.zip`
-(course/handin.py); an LMS hands those back as one zip per student. `unpacked` turns each zip
-named on the command line into a folder of the same name (the zip's name without `.zip` is the
-student id, as a file's name is) holding the lesson's notebooks, and leaves every other path as
-it is. Discovery and loading (grader/intake/discover.py, load.py) then read it as any
-lessons folder.
+(course/handin.py) with the student's login in `student.json`; an LMS hands those back as one
+zip per student. grader/intake/handins.py reads each zip once (its bytes, from the instructor's
+disk) and, through this module, unpacks its notebooks into a scratch folder that loading
+(grader/intake/load.py) reads as any lessons folder, and reads the login that names it.
 
 A zip is the student's file, so nothing in it is trusted: only notebooks are taken, by a name
 that stays inside the folder (no absolute path, no `..`, no hidden name, no link), up to a count
@@ -14,89 +13,102 @@ becomes an empty submission of that student (graded as holding no notebook), nev
 batch.
 """
 
-import contextlib
+import io
+import json
 import stat
 import sys
-import tempfile
 import zipfile
-from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePosixPath
 
-from course.manifest import Course, load_course
+from course.handin import IDENTITY_FILE
+from course.manifest import Course
 
 MAX_MEMBERS = 200  # files taken from one zip: a lesson is 8 notebooks
 MAX_BYTES = 20 * 1024 * 1024  # unpacked bytes taken from one zip, all files together
 KEPT_SUFFIXES = (".ipynb",)
 CHUNK = 64 * 1024
+IDENTITY_BYTES = 4096  # a login in JSON; anything larger is not one
 
 
 class _TooLarge(Exception):
     """A zip holds more than MAX_MEMBERS files or MAX_BYTES bytes unpacked."""
 
 
-@contextlib.contextmanager
-def unpacked(paths: Sequence[str]) -> Iterator[list[str]]:
-    """Yield `paths` with each zip file replaced by a folder holding what it safely unpacks to.
+# What zipfile raises for a zip it cannot read: damaged, cut short, encrypted (RuntimeError),
+# or packed by a method it does not know (NotImplementedError). Each is that student's alone.
+_BROKEN = (
+    zipfile.BadZipFile,
+    _TooLarge,
+    OSError,
+    EOFError,
+    ValueError,
+    RuntimeError,
+    NotImplementedError,
+)
 
-    The folders live in a scratch folder removed when the block ends, however it ends.
+
+def identity(data: bytes) -> tuple[str, str]:
+    """Return the login the zip's student.json names, and "" or what makes it unusable.
+
+    Only the login is read: nothing else a student writes (no time, no other field) is used.
     """
-    if not any(is_zip(path) for path in paths):
-        yield list(paths)
-        return
-    course = load_course()
-    with tempfile.TemporaryDirectory(prefix="grader-zips-") as scratch:
-        result = []
-        for number, path in enumerate(paths):
-            if is_zip(path):
-                target = Path(scratch) / str(number) / Path(path).stem
-                unpack(Path(path), target, course)
-                result.append(str(target))
-            else:
-                result.append(path)
-        yield result
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zipped:
+            info = zipped.getinfo(IDENTITY_FILE)
+            if info.file_size > IDENTITY_BYTES:
+                return "", f"is larger than {IDENTITY_BYTES} bytes"
+            with zipped.open(info) as stream:
+                text = stream.read(IDENTITY_BYTES + 1)
+    except KeyError:
+        return "", "is not in it"
+    except _BROKEN as error:
+        return "", f"cannot be read ({type(error).__name__})"
+    try:
+        login = json.loads(text.decode("utf-8")).get("student")
+    except (ValueError, AttributeError):
+        return "", 'is not JSON of the form {"student": "login"}'
+    if not isinstance(login, str) or not login.strip():
+        return "", "names no student"
+    return login.strip(), ""
 
 
-def is_zip(path: str | Path) -> bool:
-    """Return True for a path that names a zip file (by its suffix, in any letter case)."""
-    return Path(path).suffix.lower() == ".zip" and Path(path).is_file()
+def unpack(data: bytes, name: str, target: Path, course: Course) -> None:
+    """Unpack the notebooks of the zip `data`, found as `name`, into the lessons folder `target`.
 
-
-def unpack(archive: Path, target: Path, course: Course) -> None:
-    """Unpack the notebooks of `archive` into `target` as a lessons folder; never raise for it.
-
-    What cannot be taken is said on stderr, one line per zip.
+    Never raise for what the zip holds: what cannot be taken is said on stderr, one line per zip.
     """
     staging = target.with_name(target.name + ".unpacking")
     staging.mkdir(parents=True)
     try:
-        left_out = _extract(archive, staging)
-    except (zipfile.BadZipFile, _TooLarge, OSError, EOFError, ValueError) as error:
+        left_out = _extract(data, staging)
+    except _BROKEN as error:
         reason = str(error) if isinstance(error, _TooLarge) else type(error).__name__
-        _say(f"{archive.name} could not be unpacked ({reason}): it is graded as holding nothing")
+        _say(f"{name} could not be unpacked ({reason}): it is graded as holding nothing")
         (target / course.assignment).mkdir(parents=True)
         return
     if left_out:
         _say(
-            f"{archive.name}: left out {left_out} entries that are not notebooks or whose "
+            f"{name}: left out {left_out} entries that are not notebooks or whose "
             "names lead out of the zip's folder"
         )
     lessons = _lessons_folder(staging, course)
     if lessons is None:
-        _say(f"{archive.name} holds no notebook of the lesson: it is graded as holding nothing")
+        _say(f"{name} holds no notebook of the lesson: it is graded as holding nothing")
         (target / course.assignment).mkdir(parents=True)
         return
     # No file time is set: lateness never comes from file times (grader.gradebook.times).
     lessons.rename(target)
 
 
-def _extract(archive: Path, staging: Path) -> int:
+def _extract(data: bytes, staging: Path) -> int:
     """Write the zip's safe notebook members under `staging`; return how many others it had."""
     left_out = taken = total = 0
-    with zipfile.ZipFile(archive) as zipped:
+    with zipfile.ZipFile(io.BytesIO(data)) as zipped:
         for member in zipped.infolist():
             relative = _safe_name(member)
             if relative is None:
-                left_out += not member.is_dir()
+                # The login file is read on its own (identity), not left out of the grading.
+                left_out += not member.is_dir() and member.filename != IDENTITY_FILE
                 continue
             taken += 1
             if taken > MAX_MEMBERS:

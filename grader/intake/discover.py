@@ -6,10 +6,14 @@ link is found as that student's, with the reason it will not be read (`Found.ref
 the instructor gave on the command line is followed when it leads to a folder of many
 submissions (a class folder kept elsewhere), and refused like a student's when it stands for one
 submission, since a shell pattern such as `class/*` passes students' links as they are.
+
+A hand-in zip (`.zip`, on the command line or anywhere a notebook would be found) is found as
+kind "zip", named for now from its file name; `discover`'s caller opens it (grader.intake.handins
+names it by the student.json inside) before ids are checked.
 """
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,8 +21,8 @@ from course.manifest import Course, load_course
 from grader.intake.files import kind_of, refusal, relative
 from grader.model import UsageError
 
-KINDS = ("lessons", "notebook", "python")
-SUFFIXES = {".ipynb": "notebook", ".py": "python"}
+KINDS = ("lessons", "notebook", "python", "zip")
+SUFFIXES = {".ipynb": "notebook", ".py": "python", ".zip": "zip"}
 # A class folder is searched this many folders deep (nbgrader's tree needs three).
 SEARCH_DEPTH = 6
 
@@ -36,6 +40,12 @@ class Found:
     # "" for the path's own folder (a lessons folder) or its parent (a notebook or .py file).
     within: str = ""
     refused: str = ""  # why nothing of it is read (a link, say), in the student's words
+    source: str = ""  # the hand-in zip it was unpacked from, as found ("" if none)
+
+    @property
+    def shown(self) -> str:
+        """The path to name it by in messages: the zip it came from, else where it is."""
+        return self.source or self.path
 
     @property
     def start(self) -> str:
@@ -50,10 +60,16 @@ class Found:
         return relative(self.path, self.start)
 
 
-def discover(paths: Iterable[str | Path], course: Course | None = None) -> list[Found]:
+def discover(
+    paths: Iterable[str | Path],
+    course: Course | None = None,
+    open_zips: Callable[[list[Found]], list[Found]] | None = None,
+) -> list[Found]:
     """Return one Found per student under `paths`, sorted by student id.
 
-    Raise UsageError for a missing path, for paths holding nothing to grade, and for two
+    Zips (kind "zip") are handed, all at once, to `open_zips`, which returns what they hold as
+    lessons folders named by their student (grader.intake.handins); without it they are left
+    out. Raise UsageError for a missing path, for paths holding nothing to grade, and for two
     submissions that would share a student id (their results would overwrite each other).
     """
     course = course or load_course()
@@ -69,8 +85,12 @@ def discover(paths: Iterable[str | Path], course: Course | None = None) -> list[
         except OSError as error:
             raise UsageError(f"{path} cannot be read ({type(error).__name__})") from None
         if not entries:
-            raise UsageError(f"{path} holds nothing to grade (no notebook or .py file)")
+            raise UsageError(f"{path} holds nothing to grade (no notebook, .py file or zip)")
         found.extend(entries)
+    zips = [entry for entry in found if entry.kind == "zip"]
+    found = [entry for entry in found if entry.kind != "zip"]
+    if zips and open_zips is not None:
+        found += open_zips(zips)
     if not found:
         raise UsageError("nothing to grade: give at least one submission")
     _reject_duplicates(found)
@@ -83,7 +103,7 @@ def _reject_duplicates(found: list[Found]) -> None:
         if entry.student in seen:
             raise UsageError(
                 f"two submissions have the student id '{entry.student}': "
-                f"{seen[entry.student].path} and {entry.path}"
+                f"{seen[entry.student].shown} and {entry.shown}"
             )
         seen[entry.student] = entry
 
@@ -98,7 +118,9 @@ def _discover_argument(path: Path, course: Course) -> list[Found]:
     if path.is_file():
         kind = SUFFIXES.get(path.suffix.lower())
         if kind is None:
-            raise UsageError(f"{path} is neither a notebook (.ipynb) nor a Python file (.py)")
+            raise UsageError(
+                f"{path} is neither a notebook (.ipynb), a Python file (.py) nor a hand-in zip"
+            )
         return [Found(student_id(path.stem), str(path), kind)]
     if not path.is_dir():
         return []

@@ -152,6 +152,10 @@ class Folder:
         The name is looked up once (open_entry): what is checked is what is read. Raise OSError
         if it cannot be opened (no permission to read it, say).
         """
+        return self.read_with_status(name, cap)[0]
+
+    def read_with_status(self, name: str, cap: int) -> tuple[bytes, os.stat_result]:
+        """Return what `read` returns, and the fstat of the very file read (its times, say)."""
         handle, status = open_entry(self.descriptor, name)
         try:
             if not stat.S_ISREG(status.st_mode):  # a device is never opened: opening one can act
@@ -174,7 +178,7 @@ class Folder:
         if len(data) > self.budget:
             raise Refused(_over_budget(name))
         self.budget -= len(data)
-        return data
+        return data, status
 
     def search(self, depth: int = SEARCH_DEPTH, entries: int = SEARCH_ENTRIES) -> list[Entry]:
         """Return what the folder holds, breadth first and by name; links are listed, not entered.

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 
 # The names are the output folder's own (grader.outputs): the steps that write those files come
 # later in the pipeline, and intake imports none of them.
+from course.handin import MAX_LOGIN
 from grader.outputs import FORMULA_STARTS, RESERVED_NAMES
 
 ADVICE = "rename the submission to the student's login and grade again"
@@ -65,6 +66,17 @@ def name_problem(student: str) -> str:
             f"class ({reserved[folding(student)]})"
         )
     return ""
+
+
+def typed_problem(student: str) -> str:
+    """Return what makes a login the student typed (a zip's student.json) unusable, or "".
+
+    A typed login must be a usable id as it stands: unlike a file name, the instructor cannot
+    rename it, so an unusable one is not refused later but set aside for the zip's file name.
+    """
+    if len(student) > MAX_LOGIN:
+        return f"its student id is longer than {MAX_LOGIN} characters"
+    return name_problem(student)
 
 
 def folding(name: str) -> str:

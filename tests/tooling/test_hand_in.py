@@ -7,7 +7,7 @@ import zipfile
 import pytest
 
 from course.checks import saved_work_lines
-from course.handin import hand_in
+from course.handin import IDENTITY_FILE, hand_in
 from course.manifest import load_course
 from grader.paths import LESSONS, SOLUTIONS
 from tooling.student.hand_in import main
@@ -97,3 +97,17 @@ def test_the_command_says_where_the_zip_is(unzipped, capsys):
     out = capsys.readouterr().out
     assert "Your saved notebooks, loaded as the grader loads them:" in out
     assert f"Wrote {unzipped / ZIP_NAME}" in out
+
+
+def test_student_is_given_once_and_named_by_every_later_zip(unzipped, capsys):
+    assert main([str(unzipped), "--student", "ada"]) == 0
+    assert "The zip names you as 'ada'." in capsys.readouterr().out
+    (unzipped / ZIP_NAME).unlink()
+    assert main([str(unzipped)]) == 0
+    with zipfile.ZipFile(unzipped / ZIP_NAME) as archive:
+        assert json.loads(archive.read(IDENTITY_FILE)) == {"student": "ada"}
+
+
+def test_without_a_student_the_command_says_the_zip_names_no_one(unzipped, capsys):
+    assert main([str(unzipped)]) == 0
+    assert "⚠ The zip does not say who you are" in capsys.readouterr().out

@@ -15,7 +15,9 @@ from grader_cli import read_grades, run_grader
 
 from course.handin import hand_in
 from course.manifest import load_course
-from grader.intake.archives import MAX_BYTES, unpacked
+from grader.intake.archives import MAX_BYTES
+from grader.intake.discover import discover
+from grader.intake.handins import unpacking
 from grader.paths import SOLUTIONS
 
 pytestmark = []
@@ -49,18 +51,23 @@ def adversarial_zip(folder, name="eve"):
 
 
 def test_an_honest_zip_unpacks_to_the_lesson_notebooks_under_its_own_name(tmp_path):
-    with unpacked([str(honest_zip(tmp_path)), "elsewhere"]) as [folder, other]:
-        names = sorted(path.name for path in Path(folder).iterdir())
-    assert Path(folder).name == "ada"
+    with unpacking() as zips:
+        [found] = discover([honest_zip(tmp_path)], COURSE, zips.open)
+        names = sorted(path.name for path in Path(found.path).iterdir())
+    assert (found.student, found.kind, found.source) == (
+        "ada",
+        "lessons",
+        str(tmp_path / "ada.zip"),
+    )
     assert names == sorted(step.notebook for step in COURSE.all_steps)
-    assert other == "elsewhere"
 
 
 def test_the_adversarial_zip_writes_nothing_outside_and_keeps_only_notebooks(tmp_path):
     zip_path = adversarial_zip(tmp_path)
-    with unpacked([str(zip_path)]) as [folder]:
-        kept = sorted(p.name for p in Path(folder).rglob("*"))
-        scratch = Path(folder).parents[1]
+    with unpacking() as zips:
+        [found] = discover([zip_path], COURSE, zips.open)
+        kept = sorted(p.name for p in Path(found.path).rglob("*"))
+        scratch = zips.scratch
         assert not list(scratch.parent.rglob(ESCAPE)), "an entry escaped the scratch folder"
     assert kept == sorted(step.notebook for step in COURSE.all_steps)
     assert not (tmp_path / ESCAPE).exists()
@@ -71,9 +78,10 @@ def test_a_zip_larger_than_the_limit_is_graded_as_holding_nothing(tmp_path, caps
     target = tmp_path / "bomb.zip"
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr(f"{COURSE.assignment}/01-the-envelope.ipynb", b"0" * (MAX_BYTES + 1))
-    with unpacked([str(target)]) as [folder]:
-        assert [p.name for p in Path(folder).iterdir()] == [COURSE.assignment]
-        assert list((Path(folder) / COURSE.assignment).iterdir()) == []
+    with unpacking() as zips:
+        [found] = discover([target], COURSE, zips.open)
+        assert [p.name for p in Path(found.path).iterdir()] == [COURSE.assignment]
+        assert list((Path(found.path) / COURSE.assignment).iterdir()) == []
     assert "bomb.zip could not be unpacked (more than 20 MiB unpacked)" in capsys.readouterr().err
 
 

@@ -126,6 +126,7 @@ def test_an_endless_loop_is_stopped_by_its_processor_time_idle_and_loaded(idle, 
         assert f"processor time; the limit is {LOOP_TIMEOUT:g} seconds" in results["output"]
         # Waiting its turn for a processor (here, or on a machine a developer is using) is never
         # charged, and never lasts past the wall clock's end: twice (the time-out is confirmed),
-        # plus start-up.
+        # plus start-up, which the loaded machine stretches (CI saw 99.7 s with a developer's
+        # tests running beside it).
         print(f"loops stopped in {took:.1f} s on the wall clock")
-        assert took < 2 * 30 + 30
+        assert took < 2 * 30 + 60

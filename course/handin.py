@@ -23,12 +23,10 @@ from pathlib import Path
 
 from course.checks import saved_work_lines
 from course.checks.harness import say
+from course.identity import IDENTITY_FILE, MAX_LOGIN, REMEMBERED_FILE
 from course.manifest import Course, load_course
 
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # a fixed date: the same notebooks give the same zip
-IDENTITY_FILE = "student.json"  # at the zip's root: {"student": "<login as typed>"}
-REMEMBERED_FILE = ".student.json"  # beside the notebooks, so the login is asked once
-MAX_LOGIN = 100  # characters: a login, not an essay
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ import sys
 import zipfile
 from pathlib import Path, PurePosixPath
 
-from course.handin import IDENTITY_FILE
+from course.identity import IDENTITY_FILE
 from course.manifest import Course
 
 MAX_MEMBERS = 200  # files taken from one zip: a lesson is 8 notebooks

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from course.handin import IDENTITY_FILE
+from course.identity import IDENTITY_FILE
 from course.manifest import Course, load_course
 from grader.intake import archives, ids
 from grader.intake.discover import Found

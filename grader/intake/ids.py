@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 # The names are the output folder's own (grader.outputs): the steps that write those files come
 # later in the pipeline, and intake imports none of them.
-from course.handin import MAX_LOGIN
+from course.identity import MAX_LOGIN
 from grader.outputs import FORMULA_STARTS, RESERVED_NAMES
 
 ADVICE = "rename the submission to the student's login and grade again"

@@ -17,7 +17,8 @@ from grader.paths import PROJECT_ROOT
 # The one list of what the sandbox's copy holds: the supplied course code student cells run
 # with, and the code that runs beside them. The Gradescope bundle and the resume fingerprint
 # are built from it too.
-# The visible checks are among them: Gradescope runs them beside the student's code.
+# The visible checks are among them: Gradescope runs them beside the student's code. So are the
+# hand-in's identity file's names, which the grader's intake reads (course/identity.py).
 COURSE_RUNTIME = (
     "course/__init__.py",
     "course/carry/__init__.py",
@@ -41,6 +42,7 @@ COURSE_RUNTIME = (
     "course/checks/visible.py",
     "course/checks/vocabulary.py",
     "course/contract.py",
+    "course/identity.py",
     "course/manifest.py",
     "course/supplied.py",
     "course/tools.py",

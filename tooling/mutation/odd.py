@@ -57,6 +57,21 @@ def _before_value(
     )
 
 
+def _converted(name: str, condition: str, conversion: str) -> ClassMutation:
+    """A returned value that `condition` holds of turned into JSON by `conversion`: rule 3 alone.
+
+    Both name the value {value}; the converted value is then judged as the handler's own.
+    """
+    edits = []
+    for function, anchor, value in (
+        ("invoke_tool", FIRST_VALUE, "outcome"),
+        ("result_envelope", SECOND_VALUE, "result"),
+    ):
+        test, made = (text.replace("{value}", value) for text in (condition, conversion))
+        edits.append(Edit(function, anchor, f"    if {test}:\n        {value} = {made}\n{anchor}"))
+    return ClassMutation(name, ("vocabulary",), *edits)
+
+
 def _on_failure(name: str, categories: tuple[str, ...], first: str, second: str) -> ClassMutation:
     """Lines run on a handler's exception before it is reported (each reference's own)."""
     return ClassMutation(
@@ -108,7 +123,18 @@ def _refusing() -> ClassMutation:
     )
 
 
+DATACLASSES = '__import__("dataclasses")'
 ODD_MUTATIONS = (
+    _converted(  # a dataclass is an object, whatever asdict makes of it
+        "dataclass-results-converted",
+        f"{DATACLASSES}.is_dataclass({{value}}) and not isinstance({{value}}, type)",
+        f"{DATACLASSES}.asdict({{value}})",
+    ),
+    _converted(  # a generator is no list, and consuming it runs the tool's code
+        "generator-results-listed",
+        'isinstance({value}, __import__("types").GeneratorType)',
+        "list({value})",
+    ),
     _on_failure(  # a falsy exception is still raised: the code table (error_codes)
         "falsy-exception-is-success",
         ("error_codes",),

@@ -83,13 +83,20 @@ def inside() -> tuple[Scenario, ...]:
 
 
 def outside() -> tuple[Scenario, ...]:
-    """A handler that returns an exception, or an object whose truth or equality raises."""
+    """A handler that returns an exception, an object whose truth or equality raises, a dataclass
+    or a generator, as the value or inside it."""
     values: list[dict[str, object]] = [
         {"make": "placed", "at": [], "item": maker}
         for maker in (*RETURNED_EXCEPTIONS, *TOUCHY_RESULTS)
     ]
     values.append({"make": "placed", "value": tag([1]), "at": [1], "item": "returned_not_found"})
     values.append({"make": "placed", "value": tag([1]), "at": [0], "item": "truthless"})
+    # Objects a lenient submission converts (dataclasses.asdict, list()) instead of refusing.
+    for item in ("dataclass", "generator"):
+        values.append({"make": "placed", "at": [], "item": item})
+        values.append(
+            {"make": "placed", "value": tag({"rows": [1]}), "at": ["rows", 1], "item": item}
+        )
     return tuple(
         _outcome_only(
             scenario("req-7", {TOOL: {"does": "return", "value": value}}, max_result_bytes=ROOMY)

@@ -8,6 +8,7 @@ builds.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 
 from course import supplied
@@ -223,6 +224,14 @@ class Ratio(float):
 
 class Thing:
     """A plain object with no JSON meaning."""
+
+
+@dataclasses.dataclass
+class Reading:
+    """A dataclass a tool returns: `dataclasses.asdict` would make it a dict, which is no excuse."""
+
+    name: str = ""
+    values: list[int] = dataclasses.field(default_factory=list)
 
 
 class Truthless:

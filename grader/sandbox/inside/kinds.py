@@ -18,6 +18,7 @@ from grader.sandbox.inside.faults import (
     Level,
     NotFoundError,
     Ratio,
+    Reading,
     Text,
     Thing,
     Truthless,
@@ -26,6 +27,8 @@ from grader.sandbox.inside.picture import untag
 from grader.sandbox.inside.raising import instance
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from grader.sandbox.inside.protocol import Tagged
 
 # Private built-ins: see grader/sandbox/inside/picture.py.
@@ -37,6 +40,7 @@ _HIGH = Level.HIGH
 _ORDERED_DICT = collections.OrderedDict
 _DEFAULT_DICT = collections.defaultdict
 _DECIMAL = decimal.Decimal
+_SET_ATTRIBUTE = object.__setattr__
 
 # Exceptions a tool returns instead of raising: a value outside the vocabulary like any other,
 # whatever a code its class would have if it were raised.
@@ -52,6 +56,7 @@ MAKERS = frozenset(
         *("float_subclass", "ordered_dict", "default_dict", "decimal", "object"),
         *("bytes", "bytearray", "complex", "coroutine", "placed", "long_text"),
         "large_arguments",
+        *("dataclass", "generator"),
         *RETURNED_EXCEPTIONS,
         *TOUCHY_RESULTS,
     )
@@ -136,6 +141,12 @@ def _placed(recipe: dict[str, Any]) -> object:
     return value
 
 
+def _readings() -> Iterator[int]:
+    """A generator function of the guard's own: a generator is a value outside the vocabulary."""
+    yield 1
+    yield 2
+
+
 async def _pending() -> int:
     """A coroutine function of the guard's own: its coroutine is a value outside the vocabulary."""
     return 1
@@ -161,6 +172,13 @@ def _foreign(maker: str) -> object:
         return _DECIMAL("1.5")
     if maker == "object":
         return instance(Thing)
+    if maker == "dataclass":  # its fields set as data: a dataclass's __init__ may be patched
+        reading = instance(Reading)
+        _SET_ATTRIBUTE(reading, "name", "probe")
+        _SET_ATTRIBUTE(reading, "values", [1, 2])
+        return reading
+    if maker == "generator":
+        return _readings()
     if maker == "truthless":
         return instance(Truthless)
     if maker == "incomparable":

@@ -19,7 +19,6 @@ due time; the course's nbgrader plugin (grader.integrations.nbgrader_plugins.Per
 reads the same file, so both give the same final scores.
 """
 
-import csv
 import math
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from grader.gradebook.late import parse_time
+from grader.gradebook.table import read_table
 from grader.model import UsageError
 
 OPTION = "--extensions"
@@ -104,27 +104,18 @@ def check_known(extensions: Mapping[str, Extension], known: Collection[str]) -> 
 
 def _read(path: Path, option: str, id_column: str, required: bool) -> dict[str, Extension]:
     """Return the extensions in `path`, whose ids are in `id_column`, by student id."""
-    try:
-        # utf-8-sig: a file saved by a spreadsheet often starts with a byte order mark.
-        with path.open(encoding="utf-8-sig", newline="") as stream:
-            rows = list(csv.reader(stream))
-    except (OSError, UnicodeDecodeError, csv.Error) as error:
-        raise UsageError(f"{option} {path} cannot be read ({type(error).__name__})") from None
-    header = [name.strip() for name in rows[0]] if rows else []
-    has_extension_column = DUE_COLUMN in header or HOURS_COLUMN in header
+    table = read_table(path, option)
+    has_extension_column = table.has(DUE_COLUMN) or table.has(HOURS_COLUMN)
     if not required and not has_extension_column:
         return {}
-    if id_column not in header or not has_extension_column:
+    if not table.has(id_column) or not has_extension_column:
         raise UsageError(
             f"{option} {path} needs the column {id_column!r} and the column {DUE_COLUMN!r} or "
             f"{HOURS_COLUMN!r} in its first row"
         )
     extensions: dict[str, Extension] = {}
-    for line, row in enumerate(rows[1:], start=2):
-        cells = dict(zip(header, [cell.strip() for cell in row], strict=False))
-        if not any(cells.values()):
-            continue  # a blank line, as spreadsheets leave at the end
-        where = f"{option} {path}, line {line}"
+    for line, cells in table.rows:
+        where = table.where(line)
         student = cells.get(id_column, "")
         if not student:
             raise UsageError(f"{where}: the {id_column} is empty")

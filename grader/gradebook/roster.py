@@ -8,13 +8,14 @@ name of their folder under nbgrader's `submitted/`. With a roster, every rostere
 a row in the grade files, status `missing` and 0 points when they sent nothing.
 """
 
-import csv
 from pathlib import Path
 
+from grader.gradebook.table import read_table
 from grader.intake import ids
 from grader.model import UsageError
 
 ID_COLUMN = "id"
+OPTION = "--roster"
 
 
 def read_roster(path: Path | str) -> tuple[str, ...]:
@@ -23,32 +24,22 @@ def read_roster(path: Path | str) -> tuple[str, ...]:
     Raise UsageError, with one line saying what to fix, for a file that cannot be read, has no
     `id` column, or holds a blank, repeated or unusable id.
     """
-    path = Path(path)
-    try:
-        # utf-8-sig: a roster saved by a spreadsheet often starts with a byte order mark.
-        with path.open(encoding="utf-8-sig", newline="") as stream:
-            rows = list(csv.reader(stream))
-    except (OSError, UnicodeDecodeError, csv.Error) as error:
-        raise UsageError(f"--roster {path} cannot be read ({type(error).__name__})") from None
-    if not rows or ID_COLUMN not in [name.strip() for name in rows[0]]:
+    table = read_table(Path(path), OPTION)
+    if not table.has(ID_COLUMN):
         raise UsageError(
-            f"--roster {path} has no column named {ID_COLUMN!r} in its first row "
+            f"{OPTION} {path} has no column named {ID_COLUMN!r} in its first row "
             "(nbgrader's student list: a header row `id`, then one login per row)"
         )
-    column = [name.strip() for name in rows[0]].index(ID_COLUMN)
     students: dict[str, int] = {}  # id -> the line it is on
-    for line, row in enumerate(rows[1:], start=2):
-        if not any(cell.strip() for cell in row):
-            continue  # a blank line, as spreadsheets leave at the end
-        student = row[column].strip() if column < len(row) else ""
-        _check(path, line, student, students)
+    for line, cells in table.rows:
+        student = cells.get(ID_COLUMN, "")
+        _check(table.where(line), student, students)
         students[student] = line
     return tuple(students)
 
 
-def _check(path: Path, line: int, student: str, seen: dict[str, int]) -> None:
-    """Raise UsageError if `student`, on `line` of the roster, cannot be a roster entry."""
-    where = f"--roster {path}, line {line}"
+def _check(where: str, student: str, seen: dict[str, int]) -> None:
+    """Raise UsageError if `student`, on the roster's row at `where`, cannot be an entry."""
     if not student:
         raise UsageError(f"{where}: the {ID_COLUMN} is empty")
     if student in seen:

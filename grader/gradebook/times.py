@@ -19,7 +19,6 @@ lateness. Two sources are trusted, in this order:
 Without either, a student has no trusted time: lateness is not applied and the summary says so.
 """
 
-import csv
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from grader.gradebook.late import parse_time
+from grader.gradebook.table import read_table
 from grader.intake.files import Folder, Refused, relative
 from grader.model import UsageError
 
@@ -102,29 +102,22 @@ def read_submitted_at(path: Path | str) -> dict[str, datetime]:
     naming what to fix, for a file that cannot be read, lacks a column, or holds a time that
     is not one (written as --due is; without a zone, this machine's local time).
     """
-    try:
-        # utf-8-sig: a file saved by a spreadsheet often starts with a byte order mark.
-        with open(path, encoding="utf-8-sig", newline="") as stream:
-            rows = list(csv.reader(stream))
-    except (OSError, UnicodeDecodeError, csv.Error) as error:
-        raise UsageError(f"{GIVEN} {path} cannot be read ({type(error).__name__})") from None
-    header = [name.strip() for name in rows[0]] if rows else []
-    if ID_COLUMN not in header or TIME_COLUMN not in header:
+    table = read_table(Path(path), GIVEN)
+    if not table.has(ID_COLUMN, TIME_COLUMN):
         raise UsageError(
             f"{GIVEN} {path} needs the columns {ID_COLUMN!r} and {TIME_COLUMN!r} in its first row"
         )
-    student_at, time_at = header.index(ID_COLUMN), header.index(TIME_COLUMN)
     times: dict[str, datetime] = {}
-    for line, row in enumerate(rows[1:], start=2):
-        cells = [cell.strip() for cell in row] + [""] * len(header)
-        if not cells[student_at] or not cells[time_at]:
+    for line, cells in table.rows:
+        student, time = cells.get(ID_COLUMN, ""), cells.get(TIME_COLUMN, "")
+        if not student or not time:
             continue
         try:
-            times[cells[student_at]] = parse_time(cells[time_at], local=True)
+            times[student] = parse_time(time, local=True)
         except ValueError:
             raise UsageError(
-                f"{GIVEN} {path}, line {line}: {cells[time_at]!r} is not a date and time such "
-                "as 2026-03-01T23:59+01:00"
+                f"{table.where(line)}: {time!r} is not a date and time such as "
+                "2026-03-01T23:59+01:00"
             ) from None
     return times
 

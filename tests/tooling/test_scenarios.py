@@ -4,6 +4,7 @@ import json
 
 from grader.hidden.generated.contract_model import expect
 from grader.hidden.generated.corpus import CORPUS_FILE, families
+from grader.hidden.generated.words import scenario_words
 from grader.sandbox.inside.picture import json_text
 from tooling.scenarios import sizes
 from tooling.scenarios.generate import corpus_text
@@ -62,3 +63,13 @@ def test_megabytes_of_arguments_are_kept_in_the_corpus_as_a_recipe():
     made = [e for entries in families().values() for e in entries if "arguments_made" in e.scenario]
     assert len(made) == len(sizes.ownership()) + 2 * len(sizes.programs())
     assert max(len(line) for line in text.splitlines()) < 100_000
+
+
+def test_a_student_is_told_the_size_of_made_arguments_not_shown_them():
+    made = [e for entries in families().values() for e in entries if "arguments_made" in e.scenario]
+    for entry in made:
+        arguments = entry.scenario["request"]["arguments"]
+        size = len(json.dumps(arguments, ensure_ascii=False).encode("utf-8"))
+        said = scenario_words(entry.scenario)
+        assert f"a dict of {len(arguments)} keys, {size:,} bytes as JSON" in said
+        assert len(said) < 2_000

@@ -1,10 +1,11 @@
 """A generated scenario in a student's words: the request, the tools, what the handler does."""
 
+import functools
 import json
 from typing import Any
 
 from grader.hidden.probes import MARKER
-from grader.sandbox.crossing import EXCEPTION_CLASSES, ToolSpec, untag
+from grader.sandbox.crossing import EXCEPTION_CLASSES, ToolSpec, build, untag
 from grader.sandbox.handlers import Scenario, inner_scenario
 from grader.sandbox.values import shown
 
@@ -177,7 +178,7 @@ def scenario_words(scenario: Scenario) -> str:
     """Say the whole scenario: the request, the tools, the budget and how often it is called."""
     request = scenario["request"]
     if "arguments_made" in scenario:
-        said = f"for the request {exact({**request, 'arguments': '…'})}, {large_words(request)}"
+        said = f"for the request {exact({**request, 'arguments': '…'})}, {large_words(scenario)}"
     else:
         said = f"for the request {exact(request)}"
     tools = scenario["tools"]
@@ -193,11 +194,21 @@ def scenario_words(scenario: Scenario) -> str:
     return said
 
 
-def large_words(request: dict[str, Any]) -> str:
-    """Say how large a request's arguments are: a MiB of them would not fit in a message."""
-    arguments = request["arguments"]
-    size = len(json.dumps(arguments, ensure_ascii=False).encode("utf-8"))
-    return f"whose arguments are a dict of {len(arguments)} keys, {size:,} bytes as JSON"
+def large_words(scenario: Scenario) -> str:
+    """Say how large a scenario's made arguments are: a MiB of them would not fit in a message."""
+    keys, size = _made_size(json.dumps(scenario["arguments_made"], sort_keys=True))
+    return f"whose arguments are a dict of {keys} keys, {size:,} bytes as JSON"
+
+
+@functools.cache
+def _made_size(recipe: str) -> tuple[int, int]:
+    """Return the keys and JSON bytes of the arguments a recipe makes, measured once a process.
+
+    Every failing call that carries them is said with their size: encoding MiB each time would
+    cost a class more than judging them.
+    """
+    arguments = build(json.loads(recipe))
+    return len(arguments), len(json.dumps(arguments, ensure_ascii=False).encode("utf-8"))
 
 
 ORDINALS = ("first", "second", "third", "4th", "5th", "6th", "7th", "8th")
@@ -229,7 +240,7 @@ def brief_words(scenario: Scenario) -> str:
     else:
         said += f" not in the tools {exact(list(tools))}"
     if "arguments_made" in scenario:
-        said += f", {large_words(request)}"
+        said += f", {large_words(scenario)}"
     elif request["arguments"] != {"q": 1}:
         said += f", arguments {exact(request['arguments'])}"
     if "max_result_bytes" in scenario:

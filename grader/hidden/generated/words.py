@@ -208,6 +208,7 @@ def _made_size(recipe: str) -> tuple[int, int]:
     cost a class more than judging them.
     """
     arguments = build(json.loads(recipe))
+    assert isinstance(arguments, dict)  # a request's arguments
     return len(arguments), len(json.dumps(arguments, ensure_ascii=False).encode("utf-8"))
 
 

@@ -206,8 +206,10 @@ def _kernel_differences(kernel: dict[str, str | None], assembly: Assembly) -> li
             if source is not None and not history.saved_holds(source, work.cells):
                 differences.append(
                     f"{work.step.label}: this kernel's `{name}` differs from the saved one, "
-                    "and the saved one is what is graded (and what was checked above). If the "
-                    f"kernel's is the one you want, save {work.step.notebook}; if the saved "
-                    "one is newer, run the first code cell of this notebook to load it."
+                    "and the saved one is what is graded (and what was checked above). The "
+                    "kernel's exists only in memory: if it is the one you want, put its code "
+                    f"back in its cell in {work.step.notebook}, run that cell and save the "
+                    "notebook; if the saved one is newer, run the first code cell of this "
+                    "notebook to load it."
                 )
     return differences

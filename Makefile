@@ -9,18 +9,19 @@ STAMP := $(VENV)/.installed
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 LAB_ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help setup bytecode browser-deps sandbox-deps vm-deps lite-deps bench lessons check test \
-	test-fast handout lite lite-serve grade mutation lab clean
+.PHONY: help setup bytecode browser-deps sandbox-deps vm-deps slurm-deps lite-deps bench lessons \
+	check test test-fast handout lite lite-serve grade mutation lab clean
 
 help:
 	@echo "make grade         install, then grade the sample class into ./grades"
 	@echo "make test          install, then run the checks and every test (browser included)"
-	@echo "make test-fast     the tests that need no kernel, nbgrader, browser, bubblewrap, VM or minutes"
+	@echo "make test-fast     the tests that need no kernel, nbgrader, browser, bubblewrap, VM, Slurm or minutes"
 	@echo "make setup         create .venv and install requirements.txt"
 	@echo "make bytecode      compile the grader once, so no grading process compiles it again"
 	@echo "make browser-deps  install Debian's chromium and chromium-driver if missing"
 	@echo "make sandbox-deps  install Debian's bubblewrap if missing (grading falls back without it)"
 	@echo "make vm-deps       install Debian's kernel, QEMU and busybox for the cgroup-v2 VM test"
+	@echo "make slurm-deps    install Debian's Slurm and munge for the one-node cluster test"
 	@echo "make lite-deps     install npm if missing (it brings the browser course's Pyodide)"
 	@echo "make lessons       regenerate lessons/ from solutions/ with nbgrader"
 	@echo "make check         ruff, mypy, import layers, notebook hygiene, lessons in sync, contract table"
@@ -80,6 +81,18 @@ vm-deps:
 			$(VM_PACKAGES); \
 	fi
 
+# Debian packages for tests/grader/batch/test_shards_on_slurm.py, which starts a one-node Slurm
+# cluster on localhost (munged, slurmctld, slurmd) to run docs/clusters.md's job array.
+SLURM_PACKAGES := slurm-wlm munge
+
+slurm-deps:
+	@if dpkg -s $(SLURM_PACKAGES) >/dev/null 2>&1; then \
+		echo "Slurm packages are installed"; \
+	else \
+		$(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y \
+			$(SLURM_PACKAGES); \
+	fi
+
 # npm brings the pinned Pyodide runtime for `make lite` (tooling/lite/package-lock.json), and with
 # it the axe-core that tests/browser/test_reports_accessibility.py runs (never put in the site).
 lite-deps:
@@ -100,12 +113,12 @@ check: setup
 	$(BIN)/python -m tooling.contract_table --check
 
 # The slowest tests are listed at the end, so CI's log shows where the time goes.
-test: setup browser-deps vm-deps bytecode check lite
+test: setup browser-deps vm-deps slurm-deps bytecode check lite
 	$(BIN)/pytest --durations=25
 
 # The inner loop: every test whose module declares none of these needs (pyproject.toml's
 # markers, enforced by tests/needs.py), under a minute.
-FAST := not (kernel or nbgrader or browser or bwrap or vm or slow)
+FAST := not (kernel or nbgrader or browser or bwrap or vm or slurm or slow)
 
 test-fast: setup
 	$(BIN)/pytest -m "$(FAST)" -q --durations=10

@@ -13,6 +13,9 @@ from pathlib import Path
 
 import pytest
 
+# A Slurm cluster's daemons and commands, and munge, which authenticates them to each other.
+SLURM_PROGRAMS = ("munged", "mungekey", "slurmctld", "slurmd", "slurmstepd")
+SLURM_PROGRAMS += ("sbatch", "srun", "salloc", "squeue", "scontrol", "scancel", "sinfo", "sacct")
 # Programs by what running them needs.
 PROGRAMS = {
     "bwrap": "bwrap",
@@ -24,6 +27,7 @@ PROGRAMS = {
     "jupyter-execute": "kernel",
     "vng": "vm",
     "virtme-ng": "vm",
+    **dict.fromkeys(SLURM_PROGRAMS, "slurm"),
 }
 # Python modules (run with -m, or imported by a -c program) by what running them needs.
 MODULES = {
@@ -66,7 +70,7 @@ def needs_of_command(args: object) -> set[str]:
     words = _words(args)
     found = set()
     for index, word in enumerate(words):
-        name = Path(word).name
+        name = Path(word.rpartition("$(")[2]).name  # a shell line's `array=$(sbatch ...)` too
         if name in PROGRAMS:
             found.add(PROGRAMS[name])
         elif name.startswith("qemu-system"):

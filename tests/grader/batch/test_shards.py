@@ -1,13 +1,12 @@
 """A class splits into the same shards every time, and shards merge into one run's files."""
 
-import json
-import re
 import shutil
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from graded_files import files_of
 
 from grader.batch.shards import Shard, gather
 from grader.model import UsageError
@@ -87,9 +86,6 @@ CLASS_FILES = [
     "buggy/no_retry/retries-any-exception.py",
     "adversarial/error/syntax-error.py",
 ]
-# The seconds each run took differ from run to run by nature: they are kept apart in
-# timings.json and the run records, and shown in one column of the class report.
-TIMES = re.compile(r"--time-(up|down):\d+;|<td role='cell' class='number'>\d+\.\d</td>")
 
 
 def grade(*arguments):
@@ -101,20 +97,6 @@ def grade(*arguments):
     )
     assert done.returncode == 0, done.stderr
     return done
-
-
-def files_of(folder):
-    """Return every file the grader wrote in `folder`, by path, with times taken out."""
-    found = {}
-    for path in sorted(folder.rglob("*")):
-        name = path.relative_to(folder).as_posix()
-        if path.is_dir() or name == "timings.json":
-            continue
-        data = path.read_text(encoding="utf-8")
-        if name.startswith(".resume/") and not name.endswith(".facts.json"):
-            data = json.dumps(dict(json.loads(data), seconds=None))
-        found[name] = TIMES.sub("", data) if name == "report.html" else data
-    return found
 
 
 @pytest.mark.bwrap

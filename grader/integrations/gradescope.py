@@ -23,9 +23,10 @@ TEMPLATES = Path(__file__).resolve().parent / "gradescope_files"
 # manifest and the visible checks (with the example tools they call). The lessons' widgets
 # stay out of the bundle.
 COURSE_FILES = (*COURSE_RUNTIME, *COURSE_DATA)
-# The only packages grading needs beyond the standard library; their pins come from
-# requirements.txt, so the bundle installs the versions the tests ran with.
-GRADING_PACKAGES = ("pytest", "pyseccomp")
+# The only packages grading needs beyond the standard library (Jinja2 and its MarkupSafe render
+# each student's feedback page); their pins come from requirements.txt, so the bundle installs
+# the versions the tests ran with.
+GRADING_PACKAGES = ("pytest", "pyseccomp", "Jinja2", "MarkupSafe")
 SETTINGS_FILE = "gradescope-settings.json"
 # What setup.sh grades to prove the image before any student submits: the reference must earn
 # every point, and a submission that searches the disk for the hidden tests (and for this very
@@ -91,7 +92,8 @@ def bundle_entries(project_root: str | Path = PROJECT_ROOT) -> list[tuple[str, P
     ]
     entries += [(name, root / name, READ_ONLY) for name in COURSE_FILES]
     data = [root / path.relative_to(PROJECT_ROOT) for path in (HIDDEN_CONFIG, GENERATED_CORPUS)]
-    grading = [*(root / "grader").rglob("*.py"), *data]
+    # The grader's modules, and the templates its reports are rendered with (package data).
+    grading = [*(root / "grader").rglob("*.py"), *(root / "grader").rglob("*.j2"), *data]
     for path in sorted(grading):
         if "__pycache__" not in path.parts:
             entries.append((path.relative_to(root).as_posix(), path, READ_ONLY))
@@ -113,7 +115,8 @@ def build_bundle(
     """Write the Gradescope autograder zip to `out_zip`; return its path.
 
     setup.sh and run_autograder sit at the top of the zip, as Gradescope requires, beside
-    requirements.txt, the settings, the course and grader packages (hidden tests included) and
+    requirements.txt, the settings, the course and grader packages (hidden tests and report
+    templates included) and
     the self-check's three submissions. Solutions, lessons, the other fixtures and the project's
     own tests are left out.
     """

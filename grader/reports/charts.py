@@ -2,11 +2,16 @@
 
 Each bar carries `data-label` and `data-value` (what the tests and a curious reader can check)
 and a <title> a screen reader says and a mouse shows. The same bars always give the same bytes.
+A chart is returned as Markup, for the class report's template to put as it is: `_svg` is the
+one place that says so, and every text in a chart is escaped where it is put (`text`, `rect`,
+`svg_open`); the coordinates are numbers formatted here.
 """
 
 import html
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from markupsafe import Markup
 
 CHART_WIDTH = 720
 HISTOGRAM_WIDTH = 1000  # room for a column per point of a 70-point score
@@ -30,7 +35,7 @@ class Bar:
     css: str = "bar"
 
 
-def column_chart(bars: Sequence[Bar], css_class: str, title: str) -> str:
+def column_chart(bars: Sequence[Bar], css_class: str, title: str) -> Markup:
     """Return an SVG column chart: one vertical bar per Bar, scaled to the largest value."""
     slot = (HISTOGRAM_WIDTH - 40) / max(len(bars), 1)
     largest = max((bar.value for bar in bars), default=0) or 1
@@ -49,11 +54,10 @@ def column_chart(bars: Sequence[Bar], css_class: str, title: str) -> str:
         if bar.value and slot >= VALUE_LABEL_MIN_SLOT:
             count = text(middle, baseline - bar_height - 5, f"{bar.value:g}", "middle")
             parts.append(count.replace("<text ", '<text class="count" ', 1))
-    parts.append("</svg>")
-    return "\n".join(parts)
+    return _svg(parts)
 
 
-def row_chart(bars: Sequence[Bar], css_class: str, title: str, full_scale: float = 100.0) -> str:
+def row_chart(bars: Sequence[Bar], css_class: str, title: str, full_scale: float = 100.0) -> Markup:
     """Return an SVG bar chart: one horizontal bar per Bar, `full_scale` spanning the plot.
 
     A light track behind each bar shows the full scale, so a short bar reads as a low rate.
@@ -71,11 +75,10 @@ def row_chart(bars: Sequence[Bar], css_class: str, title: str, full_scale: float
         )
         parts.append(rect(LABEL_ROOM, y + 4, width, BAR_ROW - 8, bar))
         parts.append(text(LABEL_ROOM + width + 6, y + BAR_ROW / 2 + 4, f"{bar.value:g}%", "start"))
-    parts.append("</svg>")
-    return "\n".join(parts)
+    return _svg(parts)
 
 
-def mini_histogram(bars: Sequence[Bar], css_class: str, title: str) -> str:
+def mini_histogram(bars: Sequence[Bar], css_class: str, title: str) -> Markup:
     """Return a small column chart without axis labels, for a table cell; titles say it all."""
     slot = MINI_WIDTH / max(len(bars), 1)
     largest = max((bar.value for bar in bars), default=0) or 1
@@ -90,8 +93,12 @@ def mini_histogram(bars: Sequence[Bar], css_class: str, title: str) -> str:
         parts.append(
             rect(index * slot + 1, MINI_HEIGHT - 1 - bar_height, slot - 2, bar_height, bar)
         )
-    parts.append("</svg>")
-    return "\n".join(parts)
+    return _svg(parts)
+
+
+def _svg(parts: list[str]) -> Markup:
+    """Close the chart and return it as Markup: its parts escape their own texts (see above)."""
+    return Markup("\n".join([*parts, "</svg>"]))
 
 
 def svg_open(css_class: str, title: str, width: float, height: float) -> str:

@@ -1,16 +1,16 @@
 """A student's feedback page, built once as blocks and rendered as Markdown and as HTML.
 
 Building one document and rendering it twice keeps the two files saying the same thing,
-without a Markdown library.
+without a Markdown library. The HTML comes from templates/feedback.html.j2 (grader.reports
+.templating), whose autoescape makes every text a text, whoever wrote it.
 """
 
-import html
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from course.manifest import Course
 from grader.model import CATEGORIES, SETTLED, CategoryScore, Grade, TestOutcome, TestStatus
-from grader.reports import hints
+from grader.reports import hints, templating
 
 Table = tuple[list[str], list[list[str]]]  # a header and rows
 # One block of a feedback page, (kind, content): "h1", "h2", "h3" and "p" hold a text, "ul" a
@@ -173,33 +173,8 @@ def _md_row(cells: Iterable[str]) -> str:
 
 
 def render_html(blocks: Iterable[Block], title: str) -> str:
-    """Render feedback blocks as a small standalone HTML page."""
-    body: list[str] = []
-    for kind, content in blocks:
-        if kind in ("h1", "h2", "h3", "p"):
-            body.append(f"<{kind}>{html.escape(content)}</{kind}>")
-        elif kind == "ul":
-            items = "".join(f"<li>{html.escape(item)}</li>" for item in content)
-            body.append(f"<ul>{items}</ul>")
-        elif kind == "table":
-            body.append(_html_table(*content))
-    return (
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f"<title>{html.escape(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n<main>\n"
-        + "\n".join(body)
-        + "\n</main>\n</body>\n</html>\n"
-    )
+    """Render feedback blocks as a small standalone HTML page (templates/feedback.html.j2).
 
-
-def _html_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
-    head = "".join(f"<th>{html.escape(cell)}</th>" for cell in header)
-    lines = [f"<tr>{head}</tr>"]
-    for row in rows:
-        lines.append("<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>")
-    return "<table>\n" + "\n".join(lines) + "\n</table>"
-
-
-_STYLE = (
-    "body{font-family:sans-serif;max-width:48rem;margin:2rem auto;line-height:1.5}"
-    "table{border-collapse:collapse}th,td{border:1px solid #999;padding:.25rem .75rem}"
-)
+    The blocks are plain texts: the template's autoescape makes each one text on the page.
+    """
+    return templating.render("feedback.html.j2", {"blocks": blocks, "title": title})

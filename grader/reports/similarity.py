@@ -7,13 +7,16 @@ Both say what a score is: how much of two students' code lies in regions that ma
 comments, layout and the course's own code are set aside. A high score is a reason to look at
 the pair, not a verdict: students who follow one lesson write alike. The section shows the top
 pairs side by side, the matching regions marked, each name linking to that student's feedback.
-Students' code is untrusted text: every character of it, and every id, is escaped here.
+Students' code is untrusted text: every character of it, and every id, is escaped here, and
+the section is handed to the class report's template as Markup in one place (`_section`).
 """
 
 import html
 from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import quote
+
+from markupsafe import Markup
 
 from grader.outputs import SIMILARITY_FILE, atomic_writer
 from grader.reports import spreadsheet
@@ -58,7 +61,7 @@ def _scores(pair: Pair) -> tuple[float, float, float]:
     return pair.score, pair.share_a, pair.share_b
 
 
-def similarity_section(result: Similarity) -> str:
+def similarity_section(result: Similarity) -> Markup:
     """Return report.html's section on similar code: the caveat, the top pairs side by side."""
     share = f"{result.threshold:.0%}"
     parts = [
@@ -75,10 +78,19 @@ def similarity_section(result: Similarity) -> str:
     ]
     if not result.pairs:
         parts.append(f"<p class='similar-pairs'>No pair scores {html.escape(share)} or more.</p>")
-        return "\n".join(parts)
+        return _section(parts)
     parts.append(_pairs_table(result.shown))
     parts += [_side_by_side(rank, shown) for rank, shown in enumerate(result.shown, 1)]
-    return "\n".join(parts)
+    return _section(parts)
+
+
+def _section(parts: list[str]) -> Markup:
+    """Return the section as Markup, which the report's template puts as it is.
+
+    Built here rather than by a template because its code is marked region by region
+    (`marked`), and every text in it is escaped where it is put.
+    """
+    return Markup("\n".join(parts))
 
 
 def _pairs_table(shown: Sequence[ShownPair]) -> str:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Gradescope runs this once, as root, when it builds the autograder image (an Ubuntu image).
 # It installs Python 3.11 or newer, bubblewrap for the sandbox and what grading needs (pytest,
-# pyseccomp), makes the source folder, which holds the hidden tests, root's alone, and ends with
+# pyseccomp, Jinja2 and MarkupSafe), makes the source folder, which holds the hidden tests, root's alone, and ends with
 # the bundle's self-check: an image where the reference would lose a point, or where a
 # submission could read the hidden tests, fails here, when the autograder is built, not when
 # students submit. AUTOGRADER_ROOT replaces /autograder, so the bundle can be tried anywhere.

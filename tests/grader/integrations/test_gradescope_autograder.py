@@ -205,9 +205,10 @@ def test_grading_imports_nothing_beyond_the_bundle_and_its_requirements(bundle, 
         text=True,
         check=True,
     )
-    requirement = (root / "source" / "requirements.txt").read_text(encoding="utf-8").split("==")[0]
-    dependencies = [r for r in requires(requirement) or [] if "extra ==" not in r]
-    allowed = {requirement, *(re.split(r"[ ;<>=!~\[]", r)[0] for r in dependencies)}
+    lines = (root / "source" / "requirements.txt").read_text(encoding="utf-8").split()
+    requirements = [line.split("==")[0] for line in lines]
+    dependencies = [r for name in requirements for r in requires(name) or [] if "extra ==" not in r]
+    allowed = {*requirements, *(re.split(r"[ ;<>=!~\[]", r)[0] for r in dependencies)}
     allowed = {name.lower() for name in allowed}
     for module, (path, distributions) in json.loads(probe.stdout).items():
         if Path(path).is_relative_to(root / "source"):

@@ -46,6 +46,8 @@ def test_the_bundle_holds_the_grader_its_hidden_tests_and_the_course_manifest(bu
     }
     assert hidden == expected
     assert "grader/hidden/conftest.py" in names
+    templates = PROJECT / "grader" / "reports" / "templates"
+    assert {p.relative_to(PROJECT).as_posix() for p in templates.glob("*.j2")} <= names
 
 
 def test_the_bundle_leaves_out_solutions_lessons_fixtures_and_tests(bundle):
@@ -107,11 +109,12 @@ def test_settings_that_gradescope_would_not_understand_are_refused(tmp_path):
         gradescope.BundleSettings("visible", "auto")
 
 
-def test_requirements_pin_pytest_and_pyseccomp_as_the_project_does(bundle):
+def test_requirements_pin_pytest_pyseccomp_and_jinja2_as_the_project_does(bundle):
     with zipfile.ZipFile(bundle) as archive:
         lines = archive.read("requirements.txt").decode("utf-8").split()
     project = (PROJECT / "requirements.txt").read_text(encoding="utf-8").split()
-    assert sorted(line.split("==")[0] for line in lines) == ["pyseccomp", "pytest"]
+    names = sorted(line.split("==")[0] for line in lines)
+    assert names == ["Jinja2", "MarkupSafe", "pyseccomp", "pytest"]
     assert all(line in project for line in lines)
 
 

@@ -15,20 +15,21 @@ from grader.sandbox.inside.protocol import ToolSpec
 from tooling.scenarios.strategies import encoded_size, returns, scenario
 
 DEFAULT_BUDGET = 4096
-# About 270 KB (256 keys of 1,024 ASCII characters) and 2.1 MB (1,024 keys of 1,024 "é"s).
+# About 270 KB (256 keys of 1,024 ASCII characters and a dict) and 2.1 MB (1,024 keys of 1,024
+# "é"s in a list): as wide as a shortcut measuring keys or sys.getsizeof might count, and slim,
+# since each object of the arguments costs the worker's picture of them, and so the student, time.
 LARGE_ARGUMENTS: tuple[dict[str, Any], ...] = (
     {"make": "large_arguments", "text": "ab", "repeat": 512, "keys": 256},
-    {"make": "large_arguments", "text": "\u00e9", "repeat": 1024, "keys": 1024},
+    {"make": "large_arguments", "text": "\u00e9", "repeat": 1024, "keys": 1024, "slim": True},
 )
 CHANGES: ToolSpec = {"does": "mutate", "value": returns({"n": 1})["value"]}
 GIVES_BACK: ToolSpec = {"does": "return_arguments"}
 
 
 def large(request_id: object, spec: ToolSpec, recipe: dict[str, Any]) -> Scenario:
-    """A call with MiB of arguments, made in the worker; its handler's arguments are observed."""
+    """A call with MiB of arguments, made in the worker (a program's calls are observed as such)."""
     built = scenario(request_id, {TOOL: spec}, arguments=None)
     built["arguments_made"] = recipe
-    built["received"] = True
     return built
 
 
@@ -46,6 +47,8 @@ def ownership() -> tuple[Scenario, ...]:
             one = large("req-7", spec, smaller)
             one["repeat"] = repeat
             built.append(one)
+    for one in built:
+        one["received"] = True  # what the handler was given is observed
     return tuple(built)
 
 

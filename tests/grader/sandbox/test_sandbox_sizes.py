@@ -24,6 +24,14 @@ def invoke_tool(request, tools, *, max_result_bytes=4096):
         return {"id": request["id"], "ok": True, "value": None, "error": None}
     return _honest(request, tools, max_result_bytes=max_result_bytes)
 """
+# Copies only the top level of arguments of more than a thousand keys.
+SHALLOW_WHEN_LARGE = """
+def invoke_tool(request, tools, *, max_result_bytes=4096):
+    if len(request["arguments"]) > 1000 and request["tool"] in tools:
+        tools[request["tool"]](dict(request["arguments"]))
+        return {"id": request["id"], "ok": True, "value": None, "error": None}
+    return _honest(request, tools, max_result_bytes=max_result_bytes)
+"""
 RECIPE = LARGE_ARGUMENTS[-1]
 
 
@@ -43,6 +51,7 @@ def test_the_corpus_keeps_a_recipe_and_the_judge_reads_megabytes_of_arguments():
     made = expanded(large(mutates(1)))["request"]["arguments"]
     assert len(json.dumps(RECIPE)) < 100
     assert len(made) == RECIPE["keys"]
+    assert all(type(value) is list for value in made.values())  # nested: a shallow copy shows
     assert 2 * 1024**2 < len(json.dumps(made, ensure_ascii=False).encode("utf-8")) < 4 * 1024**2
 
 
@@ -61,3 +70,8 @@ def test_large_arguments_handed_over_uncopied_change_the_request_where_a_copy_do
     (shortcut,) = run(fork_server, reference_with(UNCOPIED_WHEN_LARGE), [large(mutates(1))])
     assert honest["request_changed"] is False
     assert shortcut["request_changed"] is True
+
+
+def test_large_arguments_copied_only_at_their_top_level_change_the_request(fork_server):
+    (shallow,) = run(fork_server, reference_with(SHALLOW_WHEN_LARGE), [large(mutates(1))])
+    assert shallow["request_changed"] is True

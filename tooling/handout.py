@@ -24,7 +24,8 @@ STUDENT_FILES = Path(__file__).with_name("student")
 HAND_IN = "hand_in.py"
 HAND_IN_NOTEBOOK = "hand-in.ipynb"
 # The pyproject installs it as share/jupyter/lab/settings/overrides.json, where JupyterLab reads
-# its defaults (no news pop-up over the explorers).
+# its defaults (no news pop-up over the explorers; closing a notebook's tab shuts its kernel
+# down).
 LAB_SETTINGS = "overrides.json"
 IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints")
 

@@ -5,7 +5,8 @@ headers that let Interrupt work). `offline_chromium` starts Chromium whose every
 machine goes to a proxy that does not exist and whose host names resolve to nothing, and which
 writes Chromium's own log of every request it made (its NetLog); `site_requests_off_machine`
 reads that log back. `LiteStudent` does what a student does in the site: open a notebook, type an
-answer into a cell, run it, save, reload, and read what the page shows.
+answer into a cell, run it, save, reload, close a tab, and read what the page shows;
+`kernel_workers` counts the kernels running in the browser.
 """
 
 import contextlib
@@ -176,13 +177,52 @@ class LiteStudent:
         wait_for(self.driver, lambda d: d.find_elements(*entry), f"{item} in {menu}")
         self.driver.find_element(*entry).click()
 
+    def open_beside(self, notebook: str) -> None:
+        """Open `notebook` from the file browser in the same page; wait for its kernel."""
+        item = wait_for(
+            self.driver,
+            lambda d: [
+                e
+                for e in d.find_elements(By.CSS_SELECTOR, ".jp-DirListing-item")
+                if notebook in e.text
+            ],
+            f"{notebook} in the file browser",
+        )[0]
+        ActionChains(self.driver).double_click(item).perform()
+        wait_for(
+            self.driver,
+            lambda d: notebook in current_tab(d) and kernel_idle(d),
+            f"{notebook} to open with an idle kernel",
+            KERNEL_SECONDS,
+        )
+
+    def close_tab(self, notebook: str) -> None:
+        """Close `notebook`'s tab with its × and wait until it is gone.
+
+        If the page asks about unsaved changes, the answer is Discard, as students learned to
+        answer when every notebook opened marked unsaved.
+        """
+        [tab] = [t for t in self.driver.find_elements(By.CSS_SELECTOR, TAB) if notebook in t.text]
+        tab.find_element(By.CSS_SELECTOR, ".lm-TabBar-tabCloseIcon").click()
+        with contextlib.suppress(TimeoutException):
+            WebDriverWait(self.driver, 1).until(lambda d: d.find_elements(*DISCARD))[0].click()
+        wait_for(
+            self.driver,
+            lambda d: not [t for t in d.find_elements(By.CSS_SELECTOR, TAB) if notebook in t.text],
+            f"{notebook}'s tab to close",
+        )
+
+    def unsaved_tabs(self) -> list[str]:
+        """Return the names of the tabs marked as holding unsaved changes."""
+        marked = self.driver.find_elements(By.CSS_SELECTOR, f"{TAB}.jp-mod-dirty")
+        return [tab.text for tab in marked]
+
     def close_all_tabs(self) -> None:
         """Close every open tab (File → Close All Tabs), leaving nothing to reopen."""
         self.menu("File", "Close All Tabs")
         # A notebook whose outputs changed since its save (hand-in.ipynb's) asks first.
-        discard = (By.XPATH, "//dialog//button[.//*[.='Discard'] or .='Discard']")
         with contextlib.suppress(TimeoutException):
-            WebDriverWait(self.driver, 1).until(lambda d: d.find_elements(*discard))[0].click()
+            WebDriverWait(self.driver, 1).until(lambda d: d.find_elements(*DISCARD))[0].click()
         time.sleep(LAYOUT_SAVED_SECONDS)  # JupyterLab keeps the layout a moment after a change
         wait_for(
             self.driver,
@@ -326,6 +366,22 @@ class LiteStudent:
 
 
 STDERR = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
+TAB = ".lm-TabBar-tab"
+DISCARD = (By.XPATH, "//dialog//button[.//*[.='Discard'] or .='Discard']")
+# The script of the web worker each Pyodide kernel runs in: the kernel and all its memory.
+KERNEL_WORKER = "coincident.worker"
+
+
+def current_tab(driver) -> str:
+    """Return the name on the current tab of the main area."""
+    tabs = driver.find_elements(By.CSS_SELECTOR, f"{TAB}.jp-mod-current")
+    return " ".join(tab.text for tab in tabs)
+
+
+def kernel_workers(driver) -> int:
+    """Return how many Pyodide kernels run in the browser, counted as its web workers."""
+    targets = driver.execute_cdp_cmd("Target.getTargets", {})["targetInfos"]
+    return sum(t["type"] == "worker" and KERNEL_WORKER in t["url"] for t in targets)
 
 
 def kernel_idle(driver) -> bool:

@@ -12,15 +12,22 @@ import zipfile
 
 import pytest
 
+from grader.paths import LESSONS
 from tooling.lite.build import (
     DATA_FILES,
+    LITE_KERNELSPEC,
+    LITE_LANGUAGE_INFO,
     SITE,
     STUDENT_FILES,
+    check_kernel_metadata,
+    copy_for_the_site,
+    js_literal,
     patch_synchronous_waits,
     pinned_wheels,
     without_table,
 )
 from tooling.lite.serve import make_server
+from tooling.paths import assignment_name
 
 PYODIDE = SITE / "static" / "pyodide"
 # They read the built site, which `make test` builds first and `make test-fast` does not.
@@ -70,6 +77,59 @@ def test_the_site_runs_its_own_pyodide_and_never_falls_back_to_pypi():
         "fetchNews": "false",
         "checkForUpdates": False,
     }
+
+
+def test_closing_a_notebooks_tab_in_the_site_shuts_its_kernel_down():
+    # The issue: a closed tab's kernel kept running; 8 to 9 of them filled the browser's memory.
+    config = json.loads((SITE / "jupyter-lite.json").read_text(encoding="utf-8"))
+    tracker = config["jupyter-config-data"]["settingsOverrides"][
+        "@jupyterlab/notebook-extension:tracker"
+    ]
+    assert tracker["kernelShutdown"] is True
+
+
+def test_the_sites_notebooks_carry_the_kernel_metadata_its_kernel_writes():
+    # The issue: every notebook opened marked unsaved, its metadata rewritten by the kernel.
+    check_kernel_metadata(SITE)
+    copies = sorted((SITE / "files").glob("*.ipynb"))
+    assert {p.name for p in copies} >= {
+        p.name for p in (LESSONS / assignment_name()).glob("*.ipynb")
+    }
+    for copy in copies:
+        metadata = json.loads(copy.read_text(encoding="utf-8"))["metadata"]
+        assert metadata["kernelspec"] == LITE_KERNELSPEC, copy.name
+        assert metadata["language_info"] == LITE_LANGUAGE_INFO, copy.name
+
+
+def test_a_copy_for_the_site_changes_the_kernel_metadata_only(tmp_path):
+    lesson = next((LESSONS / assignment_name()).glob("*.ipynb"))
+    copy_for_the_site(lesson, tmp_path / lesson.name)
+    original = json.loads(lesson.read_text(encoding="utf-8"))
+    copied = json.loads((tmp_path / lesson.name).read_text(encoding="utf-8"))
+    assert original["metadata"]["kernelspec"]["name"] == "python3"  # the lessons keep ipykernel's
+    assert copied["metadata"] == {
+        "kernelspec": LITE_KERNELSPEC,
+        "language_info": LITE_LANGUAGE_INFO,
+    }
+    assert {k: v for k, v in copied.items() if k != "metadata"} == {
+        k: v for k, v in original.items() if k != "metadata"
+    }
+
+
+def test_a_kernel_that_writes_other_metadata_stops_the_build(tmp_path):
+    static = tmp_path / "extensions" / "@jupyterlite" / "pyodide-kernel-extension" / "static"
+    static.mkdir(parents=True)
+    spec = f"spec:{js_literal(LITE_KERNELSPEC)[:-1]},argv:[]}}"
+    language = f"language_info:{js_literal(LITE_LANGUAGE_INFO)},protocol_version"
+    (static / "1.js").write_text(spec + language, encoding="utf-8")
+    check_kernel_metadata(tmp_path)
+    (static / "1.js").write_text(spec + language.replace('"3.8"', '"3.14"'), encoding="utf-8")
+    with pytest.raises(RuntimeError, match="language_info"):
+        check_kernel_metadata(tmp_path)
+
+
+def test_a_js_literal_is_written_as_minified_code_writes_it():
+    assert js_literal({"a": {"b": "x", "c": 3}, "d": True}) == '{a:{b:"x",c:3},d:true}'
 
 
 def test_the_site_carries_nothing_of_axe_core_which_only_the_tests_run(lock):

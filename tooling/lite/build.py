@@ -51,6 +51,21 @@ DATA_FILES = "[tool.setuptools.data-files]"
 WAIT_THEN = re.compile(r"([A-Za-z_$][\w$]*\([\w$]+,[\w$]+\))\.value\.then\(")
 ANSWERED = r'(v=>v&&typeof v.then=="function"?v:Promise.resolve(v))(\1.value).then('
 PIN = re.compile(r"^([A-Za-z0-9_.-]+)==(\S+)\s+--hash=sha256:([0-9a-f]{64})$")
+# What the site's Pyodide kernel writes into a notebook's metadata once it starts: its kernelspec
+# and the language_info of its kernel_info reply (jupyterlite-pyodide-kernel 0.8.6). A notebook
+# holding anything else (the lessons hold ipykernel's "python3") is rewritten on open and shows
+# as unsaved before the student did anything, so the site's copies hold these instead, and
+# check_kernel_metadata stops the build when the built kernel would write something else.
+LITE_KERNELSPEC = {"name": "python", "display_name": "Python (Pyodide)", "language": "python"}
+LITE_LANGUAGE_INFO = {
+    "codemirror_mode": {"name": "python", "version": 3},
+    "file_extension": ".py",
+    "mimetype": "text/x-python",
+    "name": "python",
+    "nbconvert_exporter": "python",
+    "pygments_lexer": "ipython3",
+    "version": "3.8",
+}
 
 
 @dataclass(frozen=True)
@@ -203,9 +218,24 @@ def lite_source(folder: Path, runtime: Path, wheels: Sequence[Path]) -> None:
     shutil.copy2(STUDENT_FILES / "overrides.json", folder / "overrides.json")
     files = folder / "files"
     files.mkdir()
-    for notebook in sorted((LESSONS / assignment_name()).glob("*.ipynb")):
-        shutil.copy2(notebook, files / notebook.name)
-    shutil.copy2(STUDENT_FILES / "hand-in.ipynb", files / "hand-in.ipynb")
+    notebooks = [
+        *sorted((LESSONS / assignment_name()).glob("*.ipynb")),
+        STUDENT_FILES / "hand-in.ipynb",
+    ]
+    for notebook in notebooks:
+        copy_for_the_site(notebook, files / notebook.name)
+
+
+def copy_for_the_site(notebook: Path, target: Path) -> None:
+    """Copy `notebook` to `target` with the kernel metadata the site's kernel writes.
+
+    The committed notebooks keep ipykernel's, which desktop JupyterLab and nbgrader use.
+    """
+    content = json.loads(notebook.read_text(encoding="utf-8"))
+    content["metadata"]["kernelspec"] = LITE_KERNELSPEC
+    content["metadata"]["language_info"] = LITE_LANGUAGE_INFO
+    text = json.dumps(content, indent=1, ensure_ascii=False) + "\n"
+    target.write_text(text, encoding="utf-8")
 
 
 def build_site(site: Path = SITE) -> Path:
@@ -231,6 +261,7 @@ def build_site(site: Path = SITE) -> Path:
         shutil.copy2(HERE / "serve.py", output / "serve.py")
         patch_synchronous_waits(output)
         check_settings(output)
+        check_kernel_metadata(output)
         shutil.rmtree(site, ignore_errors=True)
         shutil.move(output, site)
     return site
@@ -270,3 +301,26 @@ def check_settings(site: Path) -> None:
         raise RuntimeError(f"the site's kernel would load Pyodide from {url or 'its CDN'}")
     if settings.get("disablePyPIFallback") is not True:
         raise RuntimeError("the site's kernel would fall back to PyPI for a missing package")
+
+
+def check_kernel_metadata(site: Path) -> None:
+    """Raise RuntimeError unless the built kernel writes LITE_KERNELSPEC and LITE_LANGUAGE_INFO.
+
+    Both are literals in the kernel extension's minified code; a new version that writes other
+    values would again mark every notebook unsaved on open.
+    """
+    static = site / "extensions" / "@jupyterlite" / "pyodide-kernel-extension" / "static"
+    code = "".join(script.read_text(encoding="utf-8") for script in sorted(static.glob("*.js")))
+    # The registered spec goes on with more keys (argv, resources): its start is compared.
+    spec = "spec:" + js_literal(LITE_KERNELSPEC).removesuffix("}") + ","
+    language = "language_info:" + js_literal(LITE_LANGUAGE_INFO)
+    for expected in (spec, language):
+        if expected not in code:
+            raise RuntimeError(f"the site's kernel no longer writes {expected}: update build.py")
+
+
+def js_literal(value: object) -> str:
+    """Return `value` (JSON data) as minified JavaScript writes it: keys unquoted, no spaces."""
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{key}:{js_literal(item)}" for key, item in value.items()) + "}"
+    return json.dumps(value)

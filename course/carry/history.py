@@ -115,8 +115,9 @@ def unsaved_note(
     outcome = "passed" if entry.get("passed") else "did not pass"
     return (
         f"The check of `{name}` {outcome} at {entry.get('at', '?')} on a version that "
-        f"{step.notebook} does not hold as saved: that notebook has unsaved changes. Open it, "
-        "save it (File → Save Notebook), then run this cell again."
+        f"{step.notebook} does not hold as saved. Open it: if it shows unsaved changes, save "
+        "it (File → Save Notebook); if it does not (they were discarded), run it from the top "
+        "(Run → Run All Cells) so the saved version is checked. Then run this cell again."
     )
 
 

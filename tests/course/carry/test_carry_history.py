@@ -55,6 +55,8 @@ def test_a_checked_version_the_saved_file_lacks_gets_a_note_saying_to_save(tmp_p
     note = unsaved_note("budget_error", STEP_4, work.cells, tmp_path)
     assert note.startswith("The check of `budget_error` did not pass at ")
     assert "04-byte-budget.ipynb does not hold as saved" in note
+    # Saving a notebook whose changes were discarded changes nothing: it must be run again.
+    assert "if it does not (they were discarded), run it from the top" in note
 
 
 def test_a_notebook_saved_since_its_check_gets_no_note_for_it_was_saved_not_left_unsaved(

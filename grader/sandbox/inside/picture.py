@@ -188,14 +188,16 @@ class _Tagger:
 
     def text(self, value: Any) -> Tagged:
         text = str.__str__(value)
+        long = len(text) >= SHARED_TEXT
+        if long:  # met again: found by its hash, computed once, before any scan of its MiB
+            number = self.texts.get(text)
+            if number is not None:
+                return {"t": "same", "v": number}
         if not text.isascii() and _SURROGATE_PAIR(text) is not None:
             return {"t": "str", "v": [ord(character) for character in text[:MAX_STR]]}
         if len(text) > MAX_STR:
             return {"t": "cut", "v": text[:MAX_STR], "size": len(text)}
-        if len(text) >= SHARED_TEXT:
-            number = self.texts.get(text)
-            if number is not None:
-                return {"t": "same", "v": number}
+        if long:
             self.texts[text] = len(self.texts)
         return text
 

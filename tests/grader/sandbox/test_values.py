@@ -177,6 +177,13 @@ def test_a_copied_text_and_an_equal_one_give_one_picture():
     assert tag([text, copy]) == tag([text, text])
 
 
+def test_a_long_text_of_surrogate_pairs_is_told_by_code_points_each_time_it_is_met():
+    text = "\ud83d\ude00" * SHARED_TEXT  # JSON readers would join each pair into one character
+    picture = tag([text, text])
+    assert picture == [{"t": "str", "v": [ord(unit) for unit in text]}] * 2
+    assert through_json([text, text]) == [text, text]
+
+
 def test_same_json_ignores_key_order_but_not_types():
     assert same_json({"a": 1, "b": [2.0]}, {"b": [2.0], "a": 1})
     assert not same_json({"a": 1}, {"a": 1.0})

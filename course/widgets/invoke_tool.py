@@ -162,7 +162,8 @@ def _controls() -> tuple[Any, ...]:
     id_box = widgets.Text(
         value="1", description="Request id:", placeholder='7, or "0" for a str', style=LABEL_STYLE
     )
-    budget = widgets.IntSlider(
+    # A number box, not a slider: ipywidgets gives a slider's handle no accessible name.
+    budget = widgets.BoundedIntText(
         value=DEFAULT_MAX_RESULT_BYTES,
         min=0,
         max=2 * DEFAULT_MAX_RESULT_BYTES,

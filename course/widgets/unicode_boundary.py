@@ -1,7 +1,7 @@
 """Step 4's byte-budget explorer: type text, move the budget, watch bytes and the verdict.
 
 A browser test drives this widget by its CSS classes (budget-explorer, budget-text,
-budget-slider, budget-json, budget-chars, budget-size, budget-verdict, budget-check), so keep
+budget-bytes, budget-json, budget-chars, budget-size, budget-verdict, budget-check), so keep
 them stable.
 """
 
@@ -16,7 +16,7 @@ from course.contract import INVALID_RESULT, RESULT_TOO_LARGE
 from course.widgets import LABEL_STYLE, CheckVerdicts, save_note, student_function
 
 MAX_ROWS = 80  # the character table stops here, so a long paste stays readable
-SLIDER_MAX = 64  # the slider's first reach; it grows to twice the size of the text typed
+BUDGET_MAX = 64  # the budget box's first reach; it grows to twice the size of the text typed
 
 
 def reference_json(text: str) -> str:
@@ -156,16 +156,19 @@ def unicode_boundary_explorer(namespace: Namespace) -> widgets.VBox:
         value="東京", description="Text:", continuous_update=True, style=LABEL_STYLE
     )
     text.add_class("budget-text")
-    slider = widgets.IntSlider(
+    # A number box, not a slider: ipywidgets gives a slider's handle no accessible name, so a
+    # screen reader announced it as an unnamed slider (axe-core: aria-input-field-name).
+    budget_box = widgets.BoundedIntText(
         value=8,
         min=0,
-        max=SLIDER_MAX,
+        max=BUDGET_MAX,
+        step=1,
         description="Budget (bytes):",
         continuous_update=True,
         style=LABEL_STYLE,
-        layout=widgets.Layout(width="36rem"),
+        layout=widgets.Layout(width="20rem"),
     )
-    slider.add_class("budget-slider")
+    budget_box.add_class("budget-bytes")
     json_view, chars, size_view, verdict, check, note = (
         _html(name)
         for name in (
@@ -184,21 +187,21 @@ def unicode_boundary_explorer(namespace: Namespace) -> widgets.VBox:
         budget_error = student_function(namespace, "budget_error")
         json_text, note_text = json_text_for(encode_json, text.value)
         size = utf8_size(json_text)
-        # Grow the slider's reach with the text, so any size typed can be set as the budget.
-        slider.max = max(slider.max, 2 * (size or 0))
+        # Grow the box's reach with the text, so any size typed can be set as the budget.
+        budget_box.max = max(budget_box.max, 2 * (size or 0))
         json_view.value = f"JSON text: <code>{html.escape(printable(json_text))}</code>"
         chars.value = character_table(json_text)
-        size_view.value = html.escape(size_line(size, slider.value))
-        line = verdict_line(budget_error, json_text, slider.value, size)
+        size_view.value = html.escape(size_line(size, budget_box.value))
+        line = verdict_line(budget_error, json_text, budget_box.value, size)
         verdict.value = html.escape(printable(line))
         check.value = verdicts.line("budget_error", budget_error)
         note.value = f"<small>{html.escape(printable(note_text))}</small>" if note_text else ""
 
     text.observe(render, names="value")
-    slider.observe(render, names="value")
+    budget_box.observe(render, names="value")
     render()
     box = widgets.VBox(
-        [text, save_note(), slider, json_view, size_view, verdict, check, note, chars]
+        [text, save_note(), budget_box, json_view, size_view, verdict, check, note, chars]
     )
     box.add_class("budget-explorer")
     return box

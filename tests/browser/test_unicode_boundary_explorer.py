@@ -1,6 +1,6 @@
-"""In a real browser, step 4's byte-budget explorer measures typed text against the budget slider.
+"""In a real browser, step 4's byte-budget explorer measures typed text against the budget.
 
-JupyterLab runs the solution notebook; the test types text into the explorer, moves its slider
+JupyterLab runs the solution notebook; the test types text into the explorer, sets its budget
 with the keyboard and reads what the page shows, saving a screenshot at each stage under
 test-artifacts/screenshots/.
 """
@@ -50,15 +50,15 @@ def type_text(driver, text):
     driver.execute_cdp_cmd("Input.insertText", {"text": text})
 
 
-def press_on_slider(driver, key, times):
-    """Focus the budget slider's handle and press an arrow key `times` times."""
-    handle = driver.find_element(By.CSS_SELECTOR, f"{EXPLORER} .budget-slider .noUi-handle")
-    handle.click()
+def press_on_budget(driver, key, times):
+    """Focus the budget's number box and press an arrow key `times` times."""
+    box = driver.find_element(By.CSS_SELECTOR, f"{EXPLORER} .budget-bytes input")
+    box.click()
     for _ in range(times):
-        handle.send_keys(key)
+        box.send_keys(key)
 
 
-def test_explorer_measures_typed_text_in_utf8_bytes_against_the_slider_budget(browser, lab_server):
+def test_explorer_measures_typed_text_in_utf8_bytes_against_the_budget(browser, lab_server):
     open_and_run_all(browser, lab_server, NOTEBOOK, f"{EXPLORER} .budget-size")
     wait_for_reading(browser, 8, 8, "fits")  # the initial "東京": 2 quotes + 2 x 3 bytes
     assert text_of(browser, f"{EXPLORER} .budget-check").startswith("✓ The check of this step")
@@ -70,10 +70,10 @@ def test_explorer_measures_typed_text_in_utf8_bytes_against_the_slider_budget(br
     assert ROCKETS in text_of(browser, f"{EXPLORER} .budget-json")
     shoot(browser, "byte-budget-2-rockets-over-budget")
 
-    press_on_slider(browser, Keys.ARROW_RIGHT, 2)
+    press_on_budget(browser, Keys.ARROW_UP, 2)
     wait_for_reading(browser, 10, 10, "fits")
     shoot(browser, "byte-budget-3-budget-10-fits")
 
-    press_on_slider(browser, Keys.ARROW_LEFT, 1)
+    press_on_budget(browser, Keys.ARROW_DOWN, 1)
     wait_for_reading(browser, 10, 9, "result_too_large")
     shoot(browser, "byte-budget-4-budget-9-one-byte-over")

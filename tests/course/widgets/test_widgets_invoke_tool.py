@@ -38,7 +38,7 @@ def test_a_run_shows_the_envelope_its_size_and_one_handler_run(invoke_tool):
     assert "Handler runs: <b>1</b>" in message
 
 
-def test_the_budget_slider_reaches_the_exact_boundary(invoke_tool):
+def test_the_budget_box_reaches_the_exact_boundary(invoke_tool):
     widget = invoke_tool_explorer({"invoke_tool": invoke_tool})
     assert "&quot;ok&quot;: true" in run(widget, budget=75)[0]
     assert "result_too_large" in run(widget, budget=74)[0]

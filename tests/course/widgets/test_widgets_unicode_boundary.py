@@ -30,9 +30,9 @@ def test_the_explorer_has_its_classed_parts_and_starts_at_tokyo_with_budget_8(ex
     assert "budget-explorer" in explorer._dom_classes
     assert isinstance(found["budget-text"], widgets.Text)
     assert found["budget-text"].value == "東京"
-    slider = found["budget-slider"]
-    assert isinstance(slider, widgets.IntSlider)
-    assert (slider.min, slider.max, slider.value, slider.continuous_update) == (0, 64, 8, True)
+    budget = found["budget-bytes"]
+    assert isinstance(budget, widgets.BoundedIntText)  # a slider's handle has no name to read
+    assert (budget.min, budget.max, budget.value, budget.continuous_update) == (0, 64, 8, True)
     assert found["budget-size"].value == "8 bytes (budget 8)"
     assert "fits" in found["budget-verdict"].value
     assert "東京" in found["budget-json"].value
@@ -46,14 +46,14 @@ def test_typing_an_emoji_updates_size_json_and_table(explorer):
     assert "f0 9f 9a 80" in found["budget-chars"].value
 
 
-def test_moving_the_slider_below_the_size_turns_the_verdict_to_result_too_large(explorer):
+def test_setting_the_budget_below_the_size_turns_the_verdict_to_result_too_large(explorer):
     found = parts(explorer)
-    found["budget-slider"].value = 5
+    found["budget-bytes"].value = 5
     assert first_integer(found["budget-size"].value) == 8
     assert "budget 5" in found["budget-size"].value
     assert "result_too_large" in found["budget-verdict"].value
     assert "fits" not in found["budget-verdict"].value
-    found["budget-slider"].value = 8
+    found["budget-bytes"].value = 8
     assert "fits" in found["budget-verdict"].value
 
 
@@ -91,7 +91,7 @@ def test_a_buggy_budget_error_is_reported_not_raised():
 
     found = parts(unicode_boundary_explorer({"encode_json": encode_json, "budget_error": crashing}))
     assert "raised ZeroDivisionError" in found["budget-verdict"].value
-    found["budget-slider"].value = 3
+    found["budget-bytes"].value = 3
     assert "budget 3" in found["budget-size"].value
 
 
@@ -104,19 +104,19 @@ def test_a_buggy_budget_error_is_never_praised():
     found = parts(
         unicode_boundary_explorer({"encode_json": encode_json, "budget_error": counts_code_points})
     )
-    found["budget-slider"].value = 7  # "東京" is 4 characters but 8 bytes
+    found["budget-bytes"].value = 7  # "東京" is 4 characters but 8 bytes
     verdict = found["budget-verdict"].value
     assert "✓" not in verdict and "says it fits" in verdict
     assert "8 bytes is more than the budget of 7" in verdict
-    found["budget-slider"].value = 8
+    found["budget-bytes"].value = 8
     assert "✓ fits" in found["budget-verdict"].value  # right by accident here, and so shown
 
 
-def test_the_slider_grows_to_reach_the_size_of_long_text(explorer):
+def test_the_budget_grows_to_reach_the_size_of_long_text(explorer):
     found = parts(explorer)
     found["budget-text"].value = "東京" * 40  # 242 bytes of JSON
-    assert found["budget-slider"].max >= 242
-    found["budget-slider"].value = 242
+    assert found["budget-bytes"].max >= 242
+    found["budget-bytes"].value = 242
     assert "fits" in found["budget-verdict"].value
     found["budget-text"].value = "a"
-    assert found["budget-slider"].max >= 242, "the reach never shrinks under the student's hand"
+    assert found["budget-bytes"].max >= 242, "the reach never shrinks under the student's hand"

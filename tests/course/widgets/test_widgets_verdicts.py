@@ -87,7 +87,7 @@ def test_a_function_redefined_after_the_explorer_was_shown_is_the_one_used():
     namespace = reference_namespace()
     explorer = unicode_boundary_explorer(namespace)
     namespace["budget_error"] = lambda text, budget: "result_too_large"  # the student re-ran a cell
-    part(explorer, "budget-slider").value = 9
+    part(explorer, "budget-bytes").value = 9
     assert "Your budget_error says result_too_large" in part(explorer, "budget-verdict").value
     assert part(explorer, "budget-check").value.startswith("⚠")
 

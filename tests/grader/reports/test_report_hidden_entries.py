@@ -8,7 +8,7 @@ from grade_builders import CATALOGUE, grade_for
 
 from grader.batch.run import hidden_tests
 from grader.hidden.cases import declared_suite
-from grader.hidden.generated.rules import RULES
+from grader.hidden.judge.rules import RULES
 from grader.model import NOT_JUDGED, RULE_TEST, HiddenTest, RunResult, Submission, TestOutcome
 from grader.reports import files, hints
 from grader.reports.hidden_entries import NOT_JUDGED_NAME, count_hidden_tests

@@ -13,10 +13,10 @@ students' code shows the same thing on most scenarios, and those are judged once
 
 from dataclasses import dataclass, field
 
-from grader.hidden.generated import levels
-from grader.hidden.generated.corpus import Entry, families
-from grader.hidden.generated.reading import UNANSWERED
-from grader.hidden.generated.rules import (
+from grader.hidden.judge import levels
+from grader.hidden.judge.corpus import Entry, families
+from grader.hidden.judge.reading import UNANSWERED
+from grader.hidden.judge.rules import (
     RULES,
     SKIP,
     Judging,
@@ -25,8 +25,8 @@ from grader.hidden.generated.rules import (
     Verdict,
     rule_named,
 )
-from grader.hidden.generated.shrink import shrunk_fault
-from grader.hidden.generated.words import program_words, scenario_words
+from grader.hidden.judge.shrink import shrunk_fault
+from grader.hidden.judge.words import program_words, scenario_words
 from grader.model import FailedExample, NotJudged
 from grader.sandbox.crossing import RaisedFact
 from grader.sandbox.observation import Observation

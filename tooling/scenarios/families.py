@@ -1,7 +1,7 @@
 """The families of generated scenarios: for each, a strategy and how many scenarios to draw.
 
 A family varies what its rules are about over their whole input space and keeps the rest
-plain. grader/hidden/judge/rules.py says which rules judge which family.
+plain. grader/hidden/judge/contract_rules.py says which rules judge which family.
 """
 
 import unicodedata

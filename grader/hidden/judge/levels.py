@@ -23,9 +23,9 @@ What the attribution rule (docs/CONTRACT.md) asks of nesting:
 from dataclasses import dataclass
 
 from grader.hidden.judge.contract_model import PROPAGATES, SUCCESS, Expected
+from grader.hidden.judge.contract_rules import SKIP, Rule, Unchanging, Verdict
 from grader.hidden.judge.corpus import Entry
 from grader.hidden.judge.reading import envelopes, outcome
-from grader.hidden.judge.rules import SKIP, Rule, Unchanging, Verdict
 from grader.sandbox.crossing import NESTED, NestedFact, ObservationData, inner_key, untag
 from grader.sandbox.handlers import Scenario, inner_scenario
 from grader.sandbox.observation import Observation

@@ -10,8 +10,8 @@ the session's history), the student reads it as it failed, cut after the failing
 """
 
 from grader.hidden.judge import levels
+from grader.hidden.judge.contract_rules import Rule
 from grader.hidden.judge.corpus import Entry
-from grader.hidden.judge.rules import Rule
 from grader.hidden.judge.words import program_words
 from grader.sandbox.handlers import Scenario
 from grader.sandbox.problems import SandboxProblem

@@ -5,10 +5,10 @@ only at the call where it shows, said after the program's earlier calls.
 import itertools
 
 from grader.hidden.judge.contract_model import expect
+from grader.hidden.judge.contract_rules import RULES
 from grader.hidden.judge.corpus import Entry, families
 from grader.hidden.judge.judging import BATCH, earlier_calls, spans
 from grader.hidden.judge.levels import verdicts
-from grader.hidden.judge.rules import RULES
 from grader.hidden.judge.shrink import shrunk_fault
 from grader.hidden.judge.words import program_words
 from grader.hidden.probes import raises, returns, returns_arguments, scenario

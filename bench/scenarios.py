@@ -2,7 +2,7 @@
 
     .venv/bin/python -m bench.scenarios [--runs 5]
 
-Runs every scenario of the corpus (grader/hidden/generated/corpus.json) for the reference
+Runs every scenario of the corpus (grader/hidden/data/corpus.json) for the reference
 solution three ways, side by side in one run, and prints the median time per scenario of each:
 - the reference's own invoke_tool, in this process, with plain handlers (the floor);
 - the batch protocol the hidden suite uses (SubmissionSession.batch: the guard answers tool
@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.make_class import CATALOGUE
-from grader.hidden.generated.corpus import families
-from grader.hidden.generated.judge import tallies
+from grader.hidden.judge.corpus import families
+from grader.hidden.judge.judging import tallies
 from grader.model import CodeUnit, Limits
 from grader.sandbox.handlers import Scenario
 from grader.sandbox.inside.recipes import every_tool

@@ -1,10 +1,10 @@
 """The files a grading job reads and writes, declared once: its input, its results, facts.json.
 
     grader/batch/dispatch.py   writes the jobs' inputs (deal_job_inputs) and starts the jobs
-    grader/job/main.py        reads it, writes facts.json (FactsFile) once the hidden tests are
+    grader/job/grading.py     reads it, writes facts.json (FactsFile) once the hidden tests are
                          collected, then one ResultFile per submission as soon as it is graded
     grader/job/suite.py      builds the catalogue (CatalogueEntry) from the suite's declarations;
-                         grader/job/runner.py each result's outcomes
+                         grader/job/grading.py each result's outcomes
     grader/batch/run.py        reads facts.json and the result files back into grader.model's types
 
 A job's input is JSON Lines: its JobSettings on the first line, then one JobEntry per line, so

@@ -101,7 +101,7 @@ class NotJudged(Exception):
 
     `category` is that category and `scenario` the key of the scenario (one call of
     invoke_tool) it decides by. The step aside stands only if a test of `category` asked that
-    very scenario and judged it; otherwise the test that stepped aside fails (grader/job/runner.py).
+    very scenario and judged it; otherwise the test that stepped aside fails (grader/job/suite.py).
     """
 
     def __init__(self, reason: str, category: str, scenario: object) -> None:

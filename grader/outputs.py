@@ -16,8 +16,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
-GRADES_FILE = "grades.csv"  # grader.reports.files
-TIMINGS_FILE = "timings.json"  # grader.reports.files
+GRADES_FILE = "grades.csv"  # grader.reports.grade_files
+TIMINGS_FILE = "timings.json"  # grader.reports.grade_files
 REPORT_FILE = "report.html"  # grader.reports.class_report
 ITEM_ANALYSIS_FILE = "item-analysis.csv"  # grader.reports.class_report
 SIMILARITY_FILE = "similarity.csv"  # grader.reports.similarity, with grade --similarity

@@ -7,7 +7,7 @@ REQUIREMENTS = PROJECT_ROOT / "requirements.txt"  # the pins every install takes
 HIDDEN_TESTS = PROJECT_ROOT / "grader" / "hidden"
 HIDDEN_CONFIG = HIDDEN_TESTS / "pytest.ini"  # the hidden suite's own, wherever it runs
 # The generated scenarios and what the contract says of each (python -m tooling.scenarios).
-GENERATED_CORPUS = HIDDEN_TESTS / "generated" / "corpus.json"
+GENERATED_CORPUS = HIDDEN_TESTS / "data" / "corpus.json"
 LESSONS = PROJECT_ROOT / "lessons"
 SOLUTIONS = PROJECT_ROOT / "solutions"
 FIXTURES = PROJECT_ROOT / "fixtures"

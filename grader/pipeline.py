@@ -34,7 +34,7 @@ from grader.model import (
 )
 from grader.outputs import LOG_FOLDER
 from grader.recording import STOP_SIGNALS, Progress, Recording, signals_held
-from grader.reports import files
+from grader.reports import grade_files
 from grader.reports.summary import StudentSummary
 
 
@@ -142,7 +142,7 @@ def grade_submissions(
         with signals_held():
             grading.record_held()  # an interrupted run keeps first results for its grades.csv
             grading.write_grades()
-            files.write_timings(grading.finished.in_student_order(), out_dir)
+            grade_files.write_timings(grading.finished.in_student_order(), out_dir)
     return book.summaries()
 
 

@@ -29,7 +29,7 @@ from grader.model import (
     Submission,
     failure_reason,
 )
-from grader.reports import files
+from grader.reports import grade_files
 from grader.score import score
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -162,7 +162,7 @@ class Recording:
     def write_grades(self) -> None:
         """Write grades.csv with every student recorded so far (and the book's columns)."""
         columns = (self.book.grades_columns(), self.book.grades_cells)
-        files.write_grades(self.book.summaries(), self.out_dir, columns)
+        grade_files.write_grades(self.book.summaries(), self.out_dir, columns)
 
     def record(self, result: RunResult, resumed: bool = False) -> None:
         """Score, report and keep one result; a result already recorded is ignored."""
@@ -258,7 +258,7 @@ class Recording:
         """Write a student's own files, unless their id was refused or they sent nothing."""
         if self._writes_files(grade):
             notes = self.book.feedback_notes(grade.run.submission.student)
-            files.write_student(grade, self.out_dir, self.course, notes)
+            grade_files.write_student(grade, self.out_dir, self.course, notes)
 
 
 def shown(text: str) -> str:

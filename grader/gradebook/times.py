@@ -27,7 +27,7 @@ from pathlib import Path
 
 from grader.gradebook.late import parse_time
 from grader.gradebook.table import read_table
-from grader.intake.files import Folder, Refused, relative
+from grader.intake.untrusted import Folder, Refused, relative
 from grader.model import UsageError
 
 TIMESTAMP_FILE = "timestamp.txt"

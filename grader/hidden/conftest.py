@@ -4,7 +4,7 @@ The suite declares its cases and categories in plain Python; these hooks give py
 tests as pytest parameters and `category`/`case` markers (declared in pytest.ini), so `pytest`
 lists the suite as any other, and refuse a test the declarations do not list as a job would
 call it. pytest never runs a hidden test: a job calls each one itself with its `submission`,
-the sandbox session of the submission being graded (grader/job/runner.py).
+the sandbox session of the submission being graded (grader/job/suite.py).
 """
 
 import pytest

@@ -9,8 +9,8 @@ from typing import Any
 
 from course.contract import ENVELOPE_KEYS, FAILURE_CODES, NOT_FOUND
 from grader.hidden.cases import cases, judges, parametrize
-from grader.hidden.generated.judge import judge
-from grader.hidden.generated.rules import Rule, rules_of
+from grader.hidden.judge.contract_rules import Rule, rules_of
+from grader.hidden.judge.judging import judge
 from grader.hidden.probes import (
     DEFAULT_ID,
     MARKER,

@@ -18,8 +18,8 @@ from course.contract import (
     UNKNOWN_TOOL,
 )
 from grader.hidden.cases import cases, judges, parametrize
-from grader.hidden.generated.judge import judge
-from grader.hidden.generated.rules import Rule, rules_of
+from grader.hidden.judge.contract_rules import Rule, rules_of
+from grader.hidden.judge.judging import judge
 from grader.hidden.probes import (
     FALSY_HANDLERS,
     ROOMY,

@@ -8,8 +8,8 @@ False, which is still a tool.
 from typing import Any
 
 from grader.hidden.cases import cases, parametrize, runs_last
-from grader.hidden.generated.judge import judge
-from grader.hidden.generated.rules import Rule, rules_of
+from grader.hidden.judge.contract_rules import Rule, rules_of
+from grader.hidden.judge.judging import judge
 from grader.hidden.probes import (
     FALSY_HANDLERS,
     UNKNOWN_NAMES,

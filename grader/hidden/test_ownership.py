@@ -14,8 +14,8 @@ succeeds" is this category's own sentence, so only its bottom's own refusal sets
 from typing import Any, Literal
 
 from grader.hidden.cases import cases, judges, parametrize
-from grader.hidden.generated.judge import judge
-from grader.hidden.generated.rules import Rule, rules_of
+from grader.hidden.judge.contract_rules import Rule, rules_of
+from grader.hidden.judge.judging import judge
 from grader.hidden.probes import (
     ROOMY,
     describe_raise,

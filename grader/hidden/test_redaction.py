@@ -11,8 +11,8 @@ same envelope.
 from typing import Any
 
 from grader.hidden.cases import cases, parametrize
-from grader.hidden.generated.judge import judge
-from grader.hidden.generated.rules import Rule, rules_of
+from grader.hidden.judge.contract_rules import Rule, rules_of
+from grader.hidden.judge.judging import judge
 from grader.hidden.probes import (
     MARKER,
     describe_raise,

@@ -9,8 +9,8 @@ vocabulary's verdict.
 
 from course.contract import INVALID_RESULT, RESULT_TOO_LARGE
 from grader.hidden.cases import cases, parametrize
-from grader.hidden.generated.judge import judge
-from grader.hidden.generated.rules import Rule, rules_of
+from grader.hidden.judge.contract_rules import Rule, rules_of
+from grader.hidden.judge.judging import judge
 from grader.hidden.probes import (
     ROOMY,
     SUCCESS,

@@ -9,7 +9,7 @@ from typing import Any
 
 from course import contract
 from course.contract import INVALID_RESULT, RESULT_TOO_LARGE, UNKNOWN_TOOL
-from grader.hidden.generated.reading import envelopes, outcome
+from grader.hidden.judge.reading import envelopes, outcome
 from grader.hidden.probes import (
     ROOMY,
     SUCCESS,

@@ -23,7 +23,7 @@ import stat
 from dataclasses import dataclass, field
 
 from grader.intake.entries import open_entry, reopen
-from grader.intake.files import kind_of
+from grader.intake.untrusted import kind_of
 
 CHUNK = 1 << 16
 _FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from course.manifest import Course, load_course
-from grader.intake.files import kind_of, refusal, relative
+from grader.intake.untrusted import kind_of, refusal, relative
 from grader.model import UsageError
 
 KINDS = ("lessons", "notebook", "python", "zip")

@@ -6,7 +6,7 @@
 Every student's zip has the same default name (course/handin.py), and a browser saves a second
 download as `… (1).zip`, so a zip is named by the login in its `student.json`, not by its file
 name; a zip without a usable one is named from its file name as before, with a note. Each zip is
-read once, as the untrusted file it is (grader.intake.files: no link followed, within a cap),
+read once, as the untrusted file it is (grader.intake.untrusted: no link followed, within a cap),
 and its notebooks unpacked into a scratch folder removed when grading ends.
 
 Two zips naming one student: the one kept is the later on the instructor's disk, by the
@@ -27,7 +27,7 @@ from course.identity import IDENTITY_FILE
 from course.manifest import Course, load_course
 from grader.intake import archives, ids
 from grader.intake.discover import Found
-from grader.intake.files import SUBMISSION_BYTES, Folder, Refused
+from grader.intake.untrusted import SUBMISSION_BYTES, Folder, Refused
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +110,7 @@ def _read(found: Found) -> tuple[bytes, os.stat_result]:
 def _unread(found: Found, reason: str) -> str:
     """Say, in the student's words, why their zip was not read."""
     if reason.startswith(posixpath.basename(found.path)):
-        return reason  # files.py's own sentence, which names the file
+        return reason  # untrusted.py's own sentence, which names the file
     return f"{posixpath.basename(found.path)} could not be opened ({reason})."
 
 

@@ -5,7 +5,7 @@ from each step, its exercise cells and the code cells the student added, in note
 the cells graded are the cells a student saw loaded by the next notebook, and the notes on a
 submission (an unfinished step, two copies of a cell, a name used but defined nowhere that
 carries forward) are the sentences the lessons' setup cell shows. Every file is read through
-grader.intake.files: regular files inside the submission only, never through a link, within
+grader.intake.untrusted: regular files inside the submission only, never through a link, within
 size caps. Anything unreadable becomes that student's result: a Submission with an `error` in
 the student's words and no units.
 """
@@ -26,7 +26,7 @@ from course.carry.notebooks import AssemblyError, parse_notebook_cells
 from course.manifest import Course, Step, load_course
 from grader.intake.discover import Found
 from grader.intake.entries import course_files
-from grader.intake.files import (
+from grader.intake.untrusted import (
     NOTEBOOK_BYTES,
     NOTEBOOK_CONTAINERS,
     PYTHON_BYTES,

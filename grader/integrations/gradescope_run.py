@@ -22,14 +22,14 @@ from typing import TextIO
 from course.manifest import Course, load_course
 from grader.batch.run import RunSettings
 from grader.intake.discover import Found
-from grader.intake.files import Folder, Refused
+from grader.intake.untrusted import Folder, Refused
 from grader.integrations.gradescope import SELFCHECK_FILES, SELFCHECK_FOLDER, BundleSettings
 from grader.integrations.gradescope_results import gradescope_results
 from grader.integrations.visible_checks import VisibleCheck, checks_server, visible_checks_beside
 from grader.model import Grade, Limits, Submission
 from grader.outputs import write_atomically
 from grader.pipeline import grade_submissions, load_safely
-from grader.reports.files import results_json
+from grader.reports.grade_files import results_json
 from grader.sandbox import containment, wording
 from grader.sandbox.cleanup import temporary_folder
 

@@ -8,7 +8,7 @@
 The job runs only the grader's own code; student code runs in the sandbox workers it starts. It
 reads its hidden tests (grader/job/suite.py, without pytest), sets up the fork server those
 workers come from (grader/sandbox/server.py) and calls the tests for each submission
-(grader/job/grading.py, grader/job/runner.py). Each result file is written atomically as soon
+(grader/job/grading.py). Each result file is written atomically as soon
 as its submission is done, so the parent can report progress and keep every finished result
 even if this job dies later. A job never outlives the grader that started it
 (see `stop_with_parent`).

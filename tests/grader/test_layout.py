@@ -68,7 +68,6 @@ def test_the_top_of_the_grader_holds_only_the_cli_the_pipeline_and_what_every_st
     assert top == [
         "__init__.py",
         "__main__.py",
-        "cli.py",
         "jobfiles.py",
         "jobstart.py",
         "model.py",

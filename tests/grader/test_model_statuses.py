@@ -2,7 +2,7 @@
 
 import json
 
-from grader.job.runner import status_of_error
+from grader.job.suite import status_of_error
 from grader.model import (
     RUN_STATUSES,
     SETTLED,

@@ -2,9 +2,9 @@
 
 import json
 
-from grader.hidden.generated.contract_model import expect
-from grader.hidden.generated.corpus import CORPUS_FILE, families
-from grader.hidden.generated.words import scenario_words
+from grader.hidden.judge.contract_model import expect
+from grader.hidden.judge.corpus import CORPUS_FILE, families
+from grader.hidden.judge.words import scenario_words
 from grader.sandbox.inside.picture import json_text
 from tooling.scenarios import sizes
 from tooling.scenarios.generate import corpus_text

@@ -1,1 +1,1 @@
-"""The generator of the hidden suite's scenarios (grader/hidden/generated/corpus.json)."""
+"""The generator of the hidden suite's scenarios (grader/hidden/data/corpus.json)."""

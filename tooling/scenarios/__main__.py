@@ -1,13 +1,13 @@
 """Write the generated scenarios and their expected outcomes, or check the committed corpus.
 
-python -m tooling.scenarios           write grader/hidden/generated/corpus.json
+python -m tooling.scenarios           write grader/hidden/data/corpus.json
 python -m tooling.scenarios --check   exit 1 if the committed corpus is not what this writes
 """
 
 import argparse
 import sys
 
-from grader.hidden.generated.corpus import CORPUS_FILE
+from grader.hidden.judge.corpus import CORPUS_FILE
 from tooling.scenarios.generate import corpus_text
 
 

@@ -1,7 +1,7 @@
 """The families of generated scenarios: for each, a strategy and how many scenarios to draw.
 
 A family varies what its rules are about over their whole input space and keeps the rest
-plain. grader/hidden/generated/rules.py says which rules judge which family.
+plain. grader/hidden/judge/contract_rules.py says which rules judge which family.
 """
 
 import unicodedata
@@ -10,7 +10,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from grader.hidden.generated.contract_model import encoded_size as encoded_size_or_none
+from grader.hidden.judge.contract_model import encoded_size as encoded_size_or_none
 from grader.hidden.probes import MARKER, ROOMY, TOOL, nests
 from grader.sandbox.handlers import THEN, Scenario
 from grader.sandbox.inside.kinds import MAKERS, RETURNED_EXCEPTIONS, TOUCHY_RESULTS

@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from hypothesis.internal.conjecture import providers
 from hypothesis.internal.constants_ast import Constants
 
-from grader.hidden.generated.contract_model import expect
-from grader.hidden.generated.corpus import expanded
+from grader.hidden.judge.contract_model import expect
+from grader.hidden.judge.corpus import expanded
 from grader.sandbox.handlers import Scenario, check_spec
 from grader.sandbox.inside.picture import json_text
 from tooling.scenarios.families import FAMILIES, Family, ProgramFamily

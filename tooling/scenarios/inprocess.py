@@ -9,7 +9,7 @@ stand-in calls the submission's (grader/sandbox/inside/loop.py `nest`).
 from collections.abc import Callable
 from typing import Any
 
-from grader.hidden.generated.contract_model import PROPAGATES, SUCCESS, close_coroutines
+from grader.hidden.judge.contract_model import PROPAGATES, SUCCESS, close_coroutines
 from grader.sandbox.handlers import Scenario, inner_scenario
 from grader.sandbox.inside.kinds import build
 from grader.sandbox.inside.loop import FalsyTool

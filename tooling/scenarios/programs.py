@@ -11,7 +11,7 @@ the program's calls (not a RuleBasedStateMachine: the model keeps no state betwe
 is no state to step through; the corpus needs each program as plain data, pinned, and a state
 machine runs its steps against a system under test while drawing, which the generator has none
 of). A program's calls are stamped with their place in it ("program": 0 starts one); the corpus
-keeps them together, in order, and a family's batch never splits one (judge.py).
+keeps them together, in order, and a family's batch never splits one (hidden/judge/judging.py).
 """
 
 from typing import Any

@@ -22,7 +22,7 @@ from pathlib import Path
 from types import ModuleType
 
 from grader.sandbox.cgroups import v1, v2
-from grader.sandbox.cgroups.files import processes
+from grader.sandbox.cgroups.cgroupfs import processes
 from grader.sandbox.clock import poll_until
 
 

@@ -12,7 +12,7 @@ import contextlib
 import os
 from pathlib import Path
 
-from grader.sandbox.cgroups.files import make_folder, read_int, write
+from grader.sandbox.cgroups.cgroupfs import make_folder, read_int, write
 
 VERSION = 1
 ROOT = Path("/sys/fs/cgroup")

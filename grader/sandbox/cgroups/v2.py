@@ -22,7 +22,7 @@ import os
 import time
 from pathlib import Path
 
-from grader.sandbox.cgroups.files import make_folder, processes, read_keyed, write
+from grader.sandbox.cgroups.cgroupfs import make_folder, processes, read_keyed, write
 from grader.sandbox.clock import poll_until
 
 VERSION = 2

@@ -26,9 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from grader.sandbox.inside import seal
 from grader.sandbox.inside.channel import MEMORY_REPLY, REPLY_FD, REQUEST_FD, Channel
-from grader.sandbox.inside.picture import type_name
-from grader.sandbox.inside.resolve import path_text, resolved
-from grader.sandbox.inside.rules import (
+from grader.sandbox.inside.guard_rules import (
     CHECKPOINTS,
     CTYPES,
     FRAME_ATTRIBUTES,
@@ -42,11 +40,13 @@ from grader.sandbox.inside.rules import (
     snapshot,
     unchanged,
 )
+from grader.sandbox.inside.picture import type_name
+from grader.sandbox.inside.resolve import path_text, resolved
 from grader.sandbox.inside.steps import Steps
 
 if TYPE_CHECKING:
+    from grader.sandbox.inside.guard_rules import Snapshot
     from grader.sandbox.inside.protocol import Hello
-    from grader.sandbox.inside.rules import Snapshot
 
 # Private built-ins: see grader/sandbox/inside/picture.py.
 __builtins__ = dict(vars(builtins))  # type: ignore[assignment]

@@ -104,7 +104,7 @@ EXCEPTION_CLASSES: dict[str, type[BaseException]] = {
     "system_exit": SystemExit,
     "generator_exit": GeneratorExit,
     "custom_base": HiddenStop,
-    # The generated scenarios' class zoo (grader/hidden/generated/): classes no table keyed by
+    # The generated scenarios' class zoo (grader/hidden/judge/): classes no table keyed by
     # class can hold, classes that are Exceptions and BaseException kinds at once, deep
     # subclasses, and classes whose own str() and repr() raise.
     "unhashable_invalid_input": UnhashableInputError,

@@ -14,7 +14,6 @@ import time
 import types
 from typing import TYPE_CHECKING, Any
 
-from grader.sandbox.inside.batch import Batch, answer_locally
 from grader.sandbox.inside.channel import MEMORY_REPLY, Channel
 from grader.sandbox.inside.kinds import build
 from grader.sandbox.inside.nesting import answer_report, hand_order, take_report
@@ -29,6 +28,7 @@ from grader.sandbox.inside.report import (
     note_return,
     shares_with_request,
 )
+from grader.sandbox.inside.scenario_batch import Batch, answer_locally
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -31,7 +31,7 @@ from grader.intake.discover import student_id
 from grader.outputs import LOG_FOLDER
 from grader.paths import SUBMISSIONS
 from grader.pipeline import find_submissions, load_safely
-from grader.reports import class_report, files, spreadsheet
+from grader.reports import class_report, grade_files, spreadsheet
 from grader.sandbox.cleanup import remove_tree, temporary_folder
 
 pytestmark = []
@@ -335,7 +335,7 @@ def failing_steps(tmp_path_factory):
     real_load, real_score, real_write, real_result = (
         pipeline.load,
         recording.score,
-        files.write_student,
+        grade_files.write_student,
         run._result,
     )
 
@@ -362,7 +362,7 @@ def failing_steps(tmp_path_factory):
     for target, name, replacement in [
         (pipeline, "load", load),
         (recording, "score", score),
-        (files, "write_student", write_student),
+        (grade_files, "write_student", write_student),
         (run, "_result", result),
     ]:
         monkeypatch.setattr(target, name, replacement)

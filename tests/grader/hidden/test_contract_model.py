@@ -12,14 +12,14 @@ from course.contract import (
     RESULT_TOO_LARGE,
     TOOL_FAILED,
 )
-from grader.hidden.generated.contract_model import (
+from grader.hidden.judge.contract_model import (
     PROPAGATES,
     SUCCESS,
     every_call,
     every_inner,
     expect,
 )
-from grader.hidden.generated.corpus import families
+from grader.hidden.judge.corpus import families
 from grader.hidden.probes import (
     nests,
     raises,

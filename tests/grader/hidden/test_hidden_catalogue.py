@@ -7,7 +7,7 @@ import pytest
 from course.contract import category_named, parts_of
 from grader.batch.run import hidden_tests
 from grader.hidden.cases import declared_suite
-from grader.hidden.generated.rules import RULES, Rule
+from grader.hidden.judge.contract_rules import RULES, Rule
 from grader.hidden.probes import MARKER
 from grader.jobfiles import catalogue_entry
 from grader.model import CATEGORIES, RULE_TEST

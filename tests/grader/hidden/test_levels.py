@@ -2,10 +2,10 @@
 
 import pytest
 
-from grader.hidden.generated.contract_model import expect
-from grader.hidden.generated.corpus import Entry
-from grader.hidden.generated.levels import call_words, levels, verdicts
-from grader.hidden.generated.rules import RULES, SKIP
+from grader.hidden.judge.contract_model import expect
+from grader.hidden.judge.contract_rules import RULES, SKIP
+from grader.hidden.judge.corpus import Entry
+from grader.hidden.judge.levels import call_words, levels, verdicts
 from grader.hidden.probes import nests, returns, scenario
 from grader.sandbox.inside.picture import tag, untag
 from grader.sandbox.observation import Observation

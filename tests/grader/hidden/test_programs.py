@@ -4,13 +4,13 @@ only at the call where it shows, said after the program's earlier calls.
 
 import itertools
 
-from grader.hidden.generated.contract_model import expect
-from grader.hidden.generated.corpus import Entry, families
-from grader.hidden.generated.judge import BATCH, earlier_calls, spans
-from grader.hidden.generated.levels import verdicts
-from grader.hidden.generated.rules import RULES
-from grader.hidden.generated.shrink import shrunk_fault
-from grader.hidden.generated.words import program_words
+from grader.hidden.judge.contract_model import expect
+from grader.hidden.judge.contract_rules import RULES
+from grader.hidden.judge.corpus import Entry, families
+from grader.hidden.judge.judging import BATCH, earlier_calls, spans
+from grader.hidden.judge.levels import verdicts
+from grader.hidden.judge.shrink import shrunk_fault
+from grader.hidden.judge.words import program_words
 from grader.hidden.probes import raises, returns, returns_arguments, scenario
 from grader.hidden.verdicts import handler_skipped, skipped_handler
 from grader.sandbox.inside.picture import tag, untag

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import pytest
 
-from grader.job.runner import Runner
+from grader.job.grading import Runner
 from grader.job.suite import hidden_calls
 from grader.model import CodeUnit, Limits
 from grader.paths import SUBMISSIONS

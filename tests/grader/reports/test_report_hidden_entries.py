@@ -8,9 +8,9 @@ from grade_builders import CATALOGUE, grade_for
 
 from grader.batch.run import hidden_tests
 from grader.hidden.cases import declared_suite
-from grader.hidden.generated.rules import RULES
+from grader.hidden.judge.contract_rules import RULES
 from grader.model import NOT_JUDGED, RULE_TEST, HiddenTest, RunResult, Submission, TestOutcome
-from grader.reports import files, hints
+from grader.reports import grade_files, hints
 from grader.reports.hidden_entries import NOT_JUDGED_NAME, count_hidden_tests
 from grader.score import score
 
@@ -28,7 +28,7 @@ def catalogue():
 
 
 def entries_of(grade):
-    return json.loads(files.results_json(grade))["tests"]
+    return json.loads(grade_files.results_json(grade))["tests"]
 
 
 def cents(points):

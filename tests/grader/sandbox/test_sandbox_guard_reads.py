@@ -14,7 +14,7 @@ import pytest
 from sandboxes import reference_with, session_for
 
 from grader.hidden.probes import raises, returns, scenario
-from grader.sandbox.inside import rules
+from grader.sandbox.inside import guard_rules
 from grader.sandbox.inside.guard import Guard
 from grader.sandbox.inside.picture import entry
 from grader.sandbox.problems import SandboxProblem
@@ -27,7 +27,7 @@ MARK = "RAN-INSIDE-THE-GUARD"
 # the worker's loop is below every line of student code: neither is the guard.)
 INSIDE = (
     "        import sys\n"
-    "        GUARD_FILES = ('guard.py', 'report.py', 'picture.py', 'rules.py', 'kinds.py',\n"
+    "        GUARD_FILES = ('guard.py', 'report.py', 'picture.py', 'guard_rules.py', 'kinds.py',\n"
     "                       'raising.py')\n"
     "        frame = sys._getframe(1)\n"
     "        while frame is not None:\n"
@@ -169,7 +169,7 @@ def test_other_events_while_the_guard_is_busy_pass_quietly():
     for event, arguments in [("builtins.id", (1,)), ("object.__getattr__", (None, "f_code"))]:
         guard.hook(event, arguments)
     assert guard.forbidden == []
-    assert rules.reaches_frames("object.__getattr__", (None, "ag_frame"))
+    assert guard_rules.reaches_frames("object.__getattr__", (None, "ag_frame"))
 
 
 class Shaped(str):
@@ -201,8 +201,8 @@ def namespace():
 
 def test_the_loops_module_is_unchanged_while_it_holds_the_very_same_objects():
     module = namespace()
-    kept = rules.snapshot(module)
-    assert rules.unchanged(module, kept)
+    kept = guard_rules.snapshot(module)
+    assert guard_rules.unchanged(module, kept)
 
 
 @pytest.mark.parametrize(
@@ -217,7 +217,7 @@ def test_the_loops_module_is_unchanged_while_it_holds_the_very_same_objects():
 )
 def test_any_change_to_the_loops_module_is_seen(change):
     module = namespace()
-    kept = rules.snapshot(module)
+    kept = guard_rules.snapshot(module)
     if change == "replace a value":
         module["name"] = object()
     elif change == "replace a built-in":
@@ -228,13 +228,13 @@ def test_any_change_to_the_loops_module_is_seen(change):
         module["name"] = module.pop("name")
     else:
         module["__builtins__"] = dict(module["__builtins__"])
-    assert not rules.unchanged(module, kept)
+    assert not guard_rules.unchanged(module, kept)
 
 
 def test_a_key_shaped_like_a_name_is_a_change_and_is_never_asked():
     module = namespace()
-    kept = rules.snapshot(module)
+    kept = guard_rules.snapshot(module)
     module[Shaped("name")] = module.pop("name")
     Shaped.asked = 0
-    assert not rules.unchanged(module, kept)
+    assert not guard_rules.unchanged(module, kept)
     assert Shaped.asked == 0

@@ -9,7 +9,7 @@ import json
 import pytest
 from sandboxes import REFERENCE, reference_with, session_for
 
-from grader.hidden.generated.corpus import expanded
+from grader.hidden.judge.corpus import expanded
 from grader.hidden.probes import mutates, returns_arguments, scenario
 from grader.sandbox.crossing import untag
 from tooling.scenarios.sizes import LARGE_ARGUMENTS

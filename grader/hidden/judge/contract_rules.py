@@ -30,9 +30,9 @@ from course.contract import (
     UNKNOWN_TOOL,
 )
 from grader.hidden.cases import Case
-from grader.hidden.generated.contract_model import PROPAGATES, SUCCESS
-from grader.hidden.generated.corpus import Entry, families
-from grader.hidden.generated.reading import (
+from grader.hidden.judge.contract_model import PROPAGATES, SUCCESS
+from grader.hidden.judge.corpus import Entry, families
+from grader.hidden.judge.reading import (
     calls_judged,
     calls_right,
     invocations,

@@ -22,10 +22,10 @@ What the attribution rule (docs/CONTRACT.md) asks of nesting:
 
 from dataclasses import dataclass
 
-from grader.hidden.generated.contract_model import PROPAGATES, SUCCESS, Expected
-from grader.hidden.generated.corpus import Entry
-from grader.hidden.generated.reading import envelopes, outcome
-from grader.hidden.generated.rules import SKIP, Rule, Unchanging, Verdict
+from grader.hidden.judge.contract_model import PROPAGATES, SUCCESS, Expected
+from grader.hidden.judge.contract_rules import SKIP, Rule, Unchanging, Verdict
+from grader.hidden.judge.corpus import Entry
+from grader.hidden.judge.reading import envelopes, outcome
 from grader.sandbox.crossing import NESTED, NestedFact, ObservationData, inner_key, untag
 from grader.sandbox.handlers import Scenario, inner_scenario
 from grader.sandbox.observation import Observation

@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 from sandboxes import REFERENCE, session_for
 
-from grader.hidden.generated.corpus import families
-from grader.hidden.generated.judge import BATCH, KNOWN, Known, tallies
-from grader.hidden.generated.rules import Judging, Unchanging
+from grader.hidden.judge.contract_rules import Judging, Unchanging
+from grader.hidden.judge.corpus import families
+from grader.hidden.judge.judging import BATCH, KNOWN, Known, tallies
 from grader.sandbox.values import Walk
 
 pytestmark = [pytest.mark.bwrap]

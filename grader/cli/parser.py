@@ -1,46 +1,18 @@
-"""The instructor's command line: `python -m grader [grade … | selfcheck | gradescope-bundle …]`."""
+"""The command line's parser: `grade`, `selfcheck` and `gradescope-bundle`, and their options."""
 
 import argparse
-import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn, TypedDict, TypeVar, Unpack
+from typing import NoReturn, TypeVar
 
-from course.manifest import load_course
-from grader.batch.run import RunSettings
-from grader.batch.shards import Shard, gather
-from grader.gradebook import extensions, late, lms, roster, times
-from grader.gradebook.book import ClassBook, GradebookSettings
-from grader.intake import handins
-from grader.intake.discover import Found
+from grader.batch.shards import Shard
 from grader.integrations import gradescope
 from grader.model import RUN_STATUSES, TEST_STATUSES, Limits, UsageError
 from grader.outputs import LMS_SYSTEMS
-from grader.paths import SAMPLE_CLASS
-from grader.pipeline import Interrupted, find_submissions, grade_submissions, stop_on_signals
-from grader.reports import class_report
-from grader.reports.progress import ProgressBar, interrupted_message, resumed_message, summary_table
-from grader.reports.similarity import similarity_line, write_similarity_csv
-from grader.sandbox import containment, wording
-from grader.similarity.pairs import DEFAULT_THRESHOLD, Similarity
+from grader.similarity.pairs import DEFAULT_THRESHOLD
 
-DEFAULT_OUT = Path("grades")
 DEFAULTS = Limits()
-USAGE_EXIT = 2
 Number = TypeVar("Number", int, float)
-
-
-class _GradeOptions(TypedDict, total=False):
-    """What `grade` takes beyond the submissions, the output folder, jobs, limits and LMS."""
-
-    isolation: str
-    unconfined: bool
-    gradebook: GradebookSettings
-    shard: Shard | None
-    merge: list[Path]
-    regrade: list[str]
-    similarity: float | None
-    zips: handins.Unpacking
 
 
 class _Parser(argparse.ArgumentParser):
@@ -234,144 +206,3 @@ def _share(text: str) -> float:
     if not 0 < value <= 1:
         raise argparse.ArgumentTypeError(f"{text!r} must be above 0 and at most 1")
     return value
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Parse the command line and run its command; return the process exit code."""
-    try:
-        args = build_parser().parse_args(argv)
-        if args.command == "selfcheck":
-            from grader.selfcheck import catalogue  # only what the command needs is imported
-
-            return catalogue.main()
-        if args.command == "gradescope-bundle":
-            settings = gradescope.BundleSettings(args.hidden_visibility, args.isolation)
-            written = gradescope.build_bundle(args.zip_path, settings)
-            print(f"Gradescope autograder written to {written}")
-            return 0
-        if args.command is None:
-            return _grade([str(SAMPLE_CLASS)], DEFAULT_OUT, jobs=1)
-        limits = Limits.scaled(
-            args.timeout,
-            memory_mb=args.memory,
-            processes=args.processes,
-            output_limit=args.output_limit * 1024,
-        )
-        with handins.unpacking() as zips:
-            return _grade(
-                args.submissions,
-                args.out,
-                jobs=args.jobs,
-                lms_system=args.lms,
-                limits=limits,
-                isolation=args.isolation,
-                unconfined=args.allow_unconfined_files,
-                gradebook=gradebook_settings(args),
-                shard=args.shard,
-                merge=args.merge,
-                regrade=args.regrade,
-                similarity=args.similarity,
-                zips=zips,
-            )
-    except UsageError as error:
-        print(f"grader: error: {error}", file=sys.stderr)
-        return USAGE_EXIT
-
-
-def gradebook_settings(args: argparse.Namespace) -> GradebookSettings:
-    """Return the roster, late policy and comments asked for; raise UsageError if unusable."""
-    due = late.parse_due(args.due) if args.due else None
-    if args.submitted_at and due is None:
-        raise UsageError("--submitted-at needs --due, the date it counts lateness from")
-    extended = extensions.combine(
-        extensions.roster_extensions(args.roster) if args.roster else {},
-        extensions.read_extensions(args.extensions) if args.extensions else {},
-    )
-    extensions.check_extensions(extended, due)
-    return GradebookSettings(
-        roster=roster.read_roster(args.roster) if args.roster else None,
-        policy=late.parse_policy(args.late_policy, due),
-        comments=args.comments,
-        submitted_at=times.read_submitted_at(args.submitted_at) if args.submitted_at else {},
-        extensions=extended,
-    )
-
-
-def _grade(
-    paths: Sequence[str],
-    out_dir: Path,
-    *,
-    jobs: int,
-    lms_system: str | None = None,
-    limits: Limits = DEFAULTS,
-    **more: Unpack[_GradeOptions],
-) -> int:
-    """Grade `paths` into `out_dir`; `more` holds isolation, gradebook, shard and merge."""
-    isolation, gradebook = more.get("isolation", "auto"), more.get("gradebook")
-    if more.get("shard") and more.get("merge"):
-        raise UsageError("--shard and --merge go in separate runs: grade the shards, then merge")
-    if more.get("shard") and more.get("similarity") is not None:
-        raise UsageError("--similarity compares the whole class: give it with --merge, not --shard")
-    zip_notes = more["zips"].notes if "zips" in more else []
-    submissions = find_submissions(paths, out_dir, more.get("zips"))
-    if more.get("merge"):
-        gather(more["merge"], out_dir)
-    book = ClassBook(gradebook or GradebookSettings())
-    book.require_trusted_times(submissions)
-    book.require_known_extensions(submissions)
-    if isolation == "bubblewrap":  # required: say so before anything is graded
-        try:
-            containment.isolation_here(isolation)
-        except RuntimeError as error:
-            raise UsageError(str(error)) from None
-    elif not more.get("unconfined") and not containment.files_confined_here(isolation):
-        raise UsageError(containment.UNCONFINED)
-    progress = ProgressBar(sys.stderr)
-    settings = RunSettings(jobs=jobs, limits=limits, isolation=isolation)
-    try:
-        with stop_on_signals():
-            grades = grade_submissions(
-                submissions,
-                out_dir,
-                settings,
-                progress,
-                book,
-                more.get("shard"),
-                regrade=more.get("regrade", ()),
-            )
-    except Interrupted as stop:
-        progress.finish()
-        for line in zip_notes + progress.notes:
-            print(line, file=sys.stderr)
-        print(interrupted_message(progress, out_dir), file=sys.stderr)
-        return 128 + stop.signal_number
-    progress.finish()
-    similar = _similar(submissions, out_dir, more.get("similarity"))
-    class_report.write_class_report(book.summaries(), out_dir, book.catalogue, similar)
-    if lms_system:
-        comments = book.settings.comments
-        lms.write_lms_grades(book.summaries(), out_dir, lms_system, comments=comments)
-    for line in summary_table(grades):
-        print(line)
-    notes = zip_notes + progress.notes + book.notes()
-    if notes:
-        print("\n" + "\n".join(notes))
-    in_force = progress.isolation or wording.describe(containment.isolation_here(isolation))
-    print(f"\nIsolation: {in_force}")
-    if progress.resumed:
-        print(resumed_message(progress))
-    if similar is not None:
-        print(similarity_line(similar))
-    print(f"Reports written to {out_dir}/ (grades.csv and one folder per student).")
-    return 0
-
-
-def _similar(found: Sequence[Found], out_dir: Path, threshold: float | None) -> Similarity | None:
-    """Compare the class's code if asked (after grading: no grade reads it); write its CSV."""
-    if threshold is None:
-        return None
-    from grader.similarity.compare import similarity_of  # numpy and copydetect: only if asked
-
-    similar = similarity_of(found, load_course(), threshold)
-    write_similarity_csv(similar, out_dir)
-    return similar

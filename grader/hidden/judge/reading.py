@@ -7,8 +7,8 @@ and no other: an IntEnum code reads as its text, a dict subclass as the dict it 
 from typing import Any
 
 from course.contract import FAILURE_CODES
-from grader.hidden.generated.contract_model import SUCCESS
-from grader.hidden.generated.corpus import Entry
+from grader.hidden.judge.contract_model import SUCCESS
+from grader.hidden.judge.corpus import Entry
 from grader.hidden.probes import UNREADABLE, as_dict, plain
 from grader.sandbox.crossing import untag
 from grader.sandbox.observation import Observation

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from grader.intake.entries import course_files, open_entry, reopen, shared
-from grader.intake.files import NOTEBOOK_BYTES, SUBMISSION_BYTES, Folder, Refused
+from grader.intake.untrusted import NOTEBOOK_BYTES, SUBMISSION_BYTES, Folder, Refused
 
 pytestmark = []
 

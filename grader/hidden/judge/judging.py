@@ -6,17 +6,15 @@ verdicts are kept, so the grader holds one batch at a time. A rule keeps the fir
 fails; the corpus lists each family smallest first, so that is the smallest failing scenario
 of its kind.
 
-A verdict depends on the scenario and what the worker showed of it alone (rules.py), so the job
-keeps each scenario's verdicts by a digest of that observation (Known): in a class, most
-students' code shows the same thing on most scenarios, and those are judged once per job.
+A verdict depends on the scenario and what the worker showed of it alone (contract_rules.py),
+so the job keeps each scenario's verdicts by a digest of that observation (Known): in a class,
+most students' code shows the same thing on most scenarios, and those are judged once per job.
 """
 
 from dataclasses import dataclass, field
 
-from grader.hidden.generated import levels
-from grader.hidden.generated.corpus import Entry, families
-from grader.hidden.generated.reading import UNANSWERED
-from grader.hidden.generated.rules import (
+from grader.hidden.judge import levels
+from grader.hidden.judge.contract_rules import (
     RULES,
     SKIP,
     Judging,
@@ -25,8 +23,10 @@ from grader.hidden.generated.rules import (
     Verdict,
     rule_named,
 )
-from grader.hidden.generated.shrink import shrunk_fault
-from grader.hidden.generated.words import program_words, scenario_words
+from grader.hidden.judge.corpus import Entry, families
+from grader.hidden.judge.reading import UNANSWERED
+from grader.hidden.judge.shrink import shrunk_fault
+from grader.hidden.judge.words import program_words, scenario_words
 from grader.model import FailedExample, NotJudged
 from grader.sandbox.crossing import RaisedFact
 from grader.sandbox.observation import Observation

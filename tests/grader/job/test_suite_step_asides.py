@@ -1,6 +1,6 @@
 """A hidden test may step aside only for a category that asked and judged that very scenario."""
 
-from grader.job.runner import Verdict, failure_detail, honour_step_asides
+from grader.job.suite import Verdict, failure_detail, honour_step_asides
 from grader.model import NOT_JUDGED
 from grader.sandbox.inside.picture import Opaque, Unhashed
 from grader.sandbox.values import shown

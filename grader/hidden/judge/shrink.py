@@ -9,10 +9,10 @@ worker per call of the program. When the whole program does not fail alone (the 
 the session's history), the student reads it as it failed, cut after the failing call.
 """
 
-from grader.hidden.generated import levels
-from grader.hidden.generated.corpus import Entry
-from grader.hidden.generated.rules import Rule
-from grader.hidden.generated.words import program_words
+from grader.hidden.judge import levels
+from grader.hidden.judge.contract_rules import Rule
+from grader.hidden.judge.corpus import Entry
+from grader.hidden.judge.words import program_words
 from grader.sandbox.handlers import Scenario
 from grader.sandbox.problems import SandboxProblem
 from grader.sandbox.session import SubmissionSession

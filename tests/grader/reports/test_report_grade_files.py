@@ -9,7 +9,7 @@ from grade_builders import CATALOGUE, grade_for
 
 from grader import outputs
 from grader.model import CATEGORIES, HiddenTest
-from grader.reports import files
+from grader.reports import grade_files
 from grader.reports.summary import summarize
 
 pytestmark = []
@@ -20,7 +20,7 @@ def test_grades_csv_has_one_row_per_student_with_every_category(tmp_path):
         grade_for("grace", ["passed"] * 4),
         grade_for("ada", ["passed", "failed", "passed", "failed"]),
     ]
-    files.write_grades(map(summarize, grades), tmp_path)
+    grade_files.write_grades(map(summarize, grades), tmp_path)
     with (tmp_path / "grades.csv").open(encoding="utf-8", newline="") as stream:
         rows = list(csv.DictReader(stream))
     assert list(rows[0]) == ["student", "score", "max_score", *CATEGORIES, "status"]
@@ -33,7 +33,7 @@ def test_grades_csv_has_one_row_per_student_with_every_category(tmp_path):
 
 def test_results_json_has_one_gradescope_test_per_hidden_test(tmp_path):
     grade = grade_for("ada", ["passed", "failed", "passed", "failed"])
-    files.write_student(grade, tmp_path)
+    grade_files.write_student(grade, tmp_path)
     document = json.loads((tmp_path / "ada" / "results.json").read_text(encoding="utf-8"))
     assert document["score"] == grade.score
     tests = document["tests"]
@@ -52,7 +52,7 @@ def test_results_json_has_one_gradescope_test_per_hidden_test(tmp_path):
 
 def test_a_failed_test_output_names_the_lesson_step_and_never_the_printed_output(tmp_path):
     grade = grade_for("ada", ["passed", "passed", "passed", "failed"], output="SECRET printed")
-    files.write_student(grade, tmp_path)
+    grade_files.write_student(grade, tmp_path)
     tests = json.loads((tmp_path / "ada" / "results.json").read_text(encoding="utf-8"))["tests"]
     ownership = tests[-1]["output"]
     assert "05-ownership.ipynb" in ownership
@@ -62,7 +62,7 @@ def test_a_failed_test_output_names_the_lesson_step_and_never_the_printed_output
 
 def test_a_timed_out_test_says_so_plainly(tmp_path):
     grade = grade_for("ada", ["timeout", "passed", "passed", "passed"])
-    output = json.loads(files.results_json(grade))["tests"][0]["output"]
+    output = json.loads(grade_files.results_json(grade))["tests"][0]["output"]
     assert output.startswith("1 of its 2 cases failed (timed out).")
     assert "more processor time than one test allows" in output
 
@@ -70,8 +70,8 @@ def test_a_timed_out_test_says_so_plainly(tmp_path):
 def test_the_same_grades_give_byte_identical_files(tmp_path):
     grades = [grade_for("ada", ["passed", "failed", "timeout", "passed"])]
     for out in (tmp_path / "one", tmp_path / "two"):
-        files.write_grades(map(summarize, grades), out)
-        files.write_student(grades[0], out)
+        grade_files.write_grades(map(summarize, grades), out)
+        grade_files.write_student(grades[0], out)
     for name in ("grades.csv", "ada/results.json", "ada/feedback.md", "ada/feedback.html"):
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
 
@@ -85,7 +85,7 @@ def test_writing_atomically_replaces_the_file_and_leaves_no_temporary_file(tmp_p
 
 
 def test_timings_go_in_their_own_file(tmp_path):
-    files.write_timings([("ada", 1.23456)], tmp_path)
+    grade_files.write_timings([("ada", 1.23456)], tmp_path)
     assert json.loads((tmp_path / "timings.json").read_text(encoding="utf-8")) == {"ada": 1.235}
 
 
@@ -94,7 +94,7 @@ def test_timings_go_in_their_own_file(tmp_path):
     [[], [("ada", 1.23456)], [("ada", 0.0), ("bob", 12.5), ('quo"te', 3.0), ("élève", 1e-4)]],
 )
 def test_timings_are_laid_out_as_indented_json_however_many_students(tmp_path, finished):
-    files.write_timings(finished, tmp_path)
+    grade_files.write_timings(finished, tmp_path)
     rounded = {student: round(seconds, 3) for student, seconds in finished}
     expected = json.dumps(rounded, indent=2, sort_keys=True) + "\n"
     assert (tmp_path / "timings.json").read_text(encoding="utf-8") == expected
@@ -103,9 +103,9 @@ def test_timings_are_laid_out_as_indented_json_however_many_students(tmp_path, f
 def test_the_summary_says_what_to_do_next():
     every_category = [HiddenTest(c, c, c) for c in CATEGORIES]
     grade = grade_for("ada", ["passed"] * len(CATEGORIES), catalogue=every_category)
-    perfect = json.loads(files.results_json(grade))
-    partial = json.loads(files.results_json(grade_for("ada", ["failed"] * 4)))
-    stopped = json.loads(files.results_json(grade_for("ada", [], run_status="timeout")))
+    perfect = json.loads(grade_files.results_json(grade))
+    partial = json.loads(grade_files.results_json(grade_for("ada", ["failed"] * 4)))
+    stopped = json.loads(grade_files.results_json(grade_for("ada", [], run_status="timeout")))
     assert "Every hidden test passed" in perfect["output"]
     assert "revisit" in partial["output"]
     assert "stopped early" in stopped["output"]
@@ -114,10 +114,12 @@ def test_the_summary_says_what_to_do_next():
 def test_report_files_are_the_instructors_groups_at_most_and_never_the_worlds(tmp_path):
     before = os.umask(0o022)  # the usual umask, which would let every user read
     try:
-        files.write_student(grade_for("ada", ["passed"] * 4), tmp_path / "out")
-        files.write_grades([summarize(grade_for("ada", ["passed"] * 4))], tmp_path / "out")
+        grade_files.write_student(grade_for("ada", ["passed"] * 4), tmp_path / "out")
+        grade_files.write_grades([summarize(grade_for("ada", ["passed"] * 4))], tmp_path / "out")
         os.umask(0o077)
-        files.write_grades([summarize(grade_for("ada", ["passed"] * 4))], tmp_path / "private")
+        grade_files.write_grades(
+            [summarize(grade_for("ada", ["passed"] * 4))], tmp_path / "private"
+        )
     finally:
         os.umask(before)
     out = tmp_path / "out"

@@ -12,7 +12,7 @@ from grader.sandbox.containment import containment_available
 
 pytestmark = []
 
-PROJECT = Path(__file__).resolve().parents[2]
+PROJECT = Path(__file__).resolve().parents[3]
 REFERENCE = PROJECT / "fixtures" / "submissions" / "correct" / "reference.py"
 
 
@@ -140,7 +140,7 @@ def test_timeout_scales_the_per_test_limit_with_it(monkeypatch, tmp_path):
     from grader import cli
 
     given = {}
-    monkeypatch.setattr(cli, "_grade", lambda *args, **kwargs: given.update(kwargs) or 0)
+    monkeypatch.setattr(cli, "run_grade", lambda *args, **kwargs: given.update(kwargs) or 0)
     assert cli.main(["grade", str(tmp_path), "--out", str(tmp_path / "out"), "--timeout", "5"]) == 0
     assert (given["limits"].timeout, given["limits"].test_timeout) == (5.0, 1.0)
     cli.main(["grade", str(tmp_path), "--out", str(tmp_path / "out")])

@@ -5,7 +5,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from grader.hidden.generated.contract_model import Expected
+from grader.hidden.judge.contract_model import Expected
 from grader.paths import GENERATED_CORPUS
 from grader.sandbox.crossing import build, untag
 from grader.sandbox.handlers import Scenario

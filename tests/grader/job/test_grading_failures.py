@@ -5,7 +5,8 @@ server that died starting, a cgroup the kernel refused) is tried once more, then
 student's "error", and the next students are graded as if nothing had happened.
 """
 
-from grader.job.runner import GRADER_ATTEMPTS, HiddenCall, Runner
+from grader.job.grading import GRADER_ATTEMPTS, Runner
+from grader.job.suite import HiddenCall
 from grader.jobfiles import catalogue_entry
 from grader.model import Limits
 

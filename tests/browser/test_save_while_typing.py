@@ -84,7 +84,7 @@ def test_ctrl_s_in_a_widget_text_box_does_not_save_and_the_setup_says_so(browser
     line = step_4_line(lab_server)
     assert line.startswith("⚠ Step 4 (04-byte-budget.ipynb):")
     assert "The check of `budget_error` passed at" in line
-    assert "that notebook has unsaved changes" in line
+    assert "if it shows unsaved changes, save it" in line
     shoot(browser, "save-2-ctrl-s-in-the-text-box")
 
     markdown = browser.find_element(By.CSS_SELECTOR, ".jp-MarkdownCell")

@@ -106,7 +106,7 @@ def test_work_that_passed_its_check_but_was_never_saved_is_told_in_step_7(tmp_pa
     [line] = [line for line in setup.splitlines() if "Step 4 (04-byte-budget.ipynb)" in line]
     assert line.startswith("✗ Step 4 (04-byte-budget.ipynb): `budget_error` is not finished yet")
     assert "The check of `budget_error` passed at" in line
-    assert "that notebook has unsaved changes" in line
+    assert "if it shows unsaved changes, save it" in line
     assert "File → Save Notebook" in line
     saved_work = stream(cell(step_7, "check-saved-work"), "stderr")
     assert "✗ Step 4 (04-byte-budget.ipynb): `budget_error` is not finished yet" in saved_work

@@ -14,7 +14,7 @@ check, as issue 42 tells them:
   `except InvalidInputError:` is told its own bug first, and step 4 only after, as "Also: ...";
 - saved so, `check_saved_work` shows step 7's own ✗ beside step 4's.
 
-The buggy sources are those of tests/course/checks/test_checks_invoke_tool.py's cases.
+The buggy sources are tests/student_mistakes.py's, which the course's unit tests use too.
 """
 
 import base64
@@ -26,6 +26,7 @@ from lite_pages import (
     lite_site,  # noqa: F401 - a fixture
     offline_chromium,
 )
+from student_mistakes import CATCHES_EXCEPTION_FIRST, COUNTS_CHARACTERS, CUTS_TO_BUDGET
 
 from course.manifest import load_course
 from grader.paths import SOLUTIONS
@@ -37,53 +38,6 @@ STEP_4, STEP_7 = COURSE.steps[3], COURSE.steps[6]
 NOTEBOOK = STEP_7.notebook
 SETUP, CHECK, SAVED = "load_earlier_steps(", 'check("invoke_tool"', "check_saved_work("
 WRITER = "# The earlier steps, as saved"
-# Step 4: a `budget_error` that counts characters instead of UTF-8 bytes.
-COUNTS_CHARACTERS = (
-    "def budget_error(text, max_result_bytes):\n"
-    "    return 'result_too_large' if len(text) > max_result_bytes else None\n"
-)
-# Step 7: an `invoke_tool` that cuts a result's JSON text to the budget instead of refusing it.
-CUTS_TO_BUDGET = """\
-def invoke_tool(request, tools, *, max_result_bytes=4096):
-    if request["tool"] not in tools:
-        return make_envelope(request["id"], error="unknown_tool")
-    arguments = copy_arguments(request["arguments"])
-    succeeded, outcome = call_once(tools[request["tool"]], arguments)
-    if not succeeded:
-        return make_envelope(request["id"], error=failure_code(outcome))
-    try:
-        text = encode_json(outcome)
-    except (TypeError, ValueError, RecursionError):
-        return make_envelope(request["id"], error="invalid_result")
-    text = text[:max_result_bytes]
-    return make_envelope(request["id"], value=fresh_value(text))
-"""
-# Step 7: an `invoke_tool` whose `except Exception:` comes first, so every handler's exception
-# is tool_failed; it still uses `budget_error`.
-CATCHES_EXCEPTION_FIRST = """\
-def invoke_tool(request, tools, *, max_result_bytes=4096):
-    if request["tool"] not in tools:
-        return make_envelope(request["id"], error="unknown_tool")
-    arguments = copy_arguments(request["arguments"])
-    try:
-        outcome = tools[request["tool"]](arguments)
-    except Exception:
-        return make_envelope(request["id"], error="tool_failed")
-    except InvalidInputError:
-        return make_envelope(request["id"], error="invalid_input")
-    except PermissionDeniedError:
-        return make_envelope(request["id"], error="permission_denied")
-    except NotFoundError:
-        return make_envelope(request["id"], error="not_found")
-    try:
-        text = encode_json(outcome)
-    except (TypeError, ValueError, RecursionError):
-        return make_envelope(request["id"], error="invalid_result")
-    error = budget_error(text, max_result_bytes)
-    if error is not None:
-        return make_envelope(request["id"], error=error)
-    return make_envelope(request["id"], value=fresh_value(text))
-"""
 
 
 def saved_step(step, replace=None):

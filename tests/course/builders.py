@@ -11,8 +11,7 @@
 - `load_lesson`: a saved lesson loaded as the setup cell loads it;
 - `failure_of`: the first miss a visible check reports;
 - a student's function not written yet (`unfinished`), and a `call_once` that retries
-  (`retrying_call_once`); exercise cells with a bug of their own (`COUNTS_CHARACTERS`,
-  `CUTS_TO_BUDGET`, `CATCHES_EXCEPTION_FIRST`);
+  (`retrying_call_once`) (exercise cells with a bug of their own are in tests/student_mistakes.py);
 - `part` and `parts`: the widgets inside an explorer, found by their CSS class.
 """
 
@@ -89,58 +88,6 @@ def retrying_call_once(handler, arguments):
         except Exception as exc:
             error = exc
     return False, error
-
-
-# Exercise cells as students might write them (run them with `with_cell`, save them with
-# `exercise_cell`).
-
-# Step 4: a `budget_error` that counts characters, not UTF-8 bytes; it fails its own check.
-COUNTS_CHARACTERS = (
-    "def budget_error(text, max_result_bytes):\n"
-    "    return 'result_too_large' if len(text) > max_result_bytes else None\n"
-)
-# Step 7: an `invoke_tool` that cuts a result's JSON text to the budget instead of refusing it.
-CUTS_TO_BUDGET = """\
-def invoke_tool(request, tools, *, max_result_bytes=4096):
-    if request["tool"] not in tools:
-        return make_envelope(request["id"], error="unknown_tool")
-    arguments = copy_arguments(request["arguments"])
-    succeeded, outcome = call_once(tools[request["tool"]], arguments)
-    if not succeeded:
-        return make_envelope(request["id"], error=failure_code(outcome))
-    try:
-        text = encode_json(outcome)
-    except (TypeError, ValueError, RecursionError):
-        return make_envelope(request["id"], error="invalid_result")
-    text = text[:max_result_bytes]
-    return make_envelope(request["id"], value=fresh_value(text))
-"""
-# Step 7: an `invoke_tool` whose `except Exception:` comes first, so every handler's exception
-# is tool_failed; it still uses `budget_error`.
-CATCHES_EXCEPTION_FIRST = """\
-def invoke_tool(request, tools, *, max_result_bytes=4096):
-    if request["tool"] not in tools:
-        return make_envelope(request["id"], error="unknown_tool")
-    arguments = copy_arguments(request["arguments"])
-    try:
-        outcome = tools[request["tool"]](arguments)
-    except Exception:
-        return make_envelope(request["id"], error="tool_failed")
-    except InvalidInputError:
-        return make_envelope(request["id"], error="invalid_input")
-    except PermissionDeniedError:
-        return make_envelope(request["id"], error="permission_denied")
-    except NotFoundError:
-        return make_envelope(request["id"], error="not_found")
-    try:
-        text = encode_json(outcome)
-    except (TypeError, ValueError, RecursionError):
-        return make_envelope(request["id"], error="invalid_result")
-    error = budget_error(text, max_result_bytes)
-    if error is not None:
-        return make_envelope(request["id"], error=error)
-    return make_envelope(request["id"], value=fresh_value(text))
-"""
 
 
 # Notebooks as a student saves them.

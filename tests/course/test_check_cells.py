@@ -3,8 +3,6 @@
 import json
 
 from builders import (
-    CATCHES_EXCEPTION_FIRST,
-    COUNTS_CHARACTERS,
     COURSE,
     SOLUTIONS,
     copy_solutions,
@@ -12,6 +10,7 @@ from builders import (
     exercise_cell,
     write_notebook,
 )
+from student_mistakes import CATCHES_EXCEPTION_FIRST, COUNTS_CHARACTERS
 
 from course.carry.assemble import ExerciseCell, exercise_cells
 from course.carry.execute import run_cells

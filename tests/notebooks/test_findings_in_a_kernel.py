@@ -10,6 +10,7 @@ import json
 import pytest
 from notebook_runs import SOLUTIONS, copy_folder
 from student_kernel import StudentKernel
+from student_mistakes import COUNTS_CHARACTERS
 
 from course.checks.harness import RED
 from course.manifest import load_course
@@ -18,10 +19,6 @@ pytestmark = [pytest.mark.kernel]
 
 COURSE = load_course()
 STEP_3, STEP_4, STEP_5, STEP_6, STEP_7 = (COURSE.steps[i] for i in (2, 3, 4, 5, 6))
-COUNTS_CHARACTERS = (
-    "def budget_error(text, max_result_bytes):\n"
-    "    return 'result_too_large' if len(text) > max_result_bytes else None\n"
-)
 
 
 @pytest.fixture

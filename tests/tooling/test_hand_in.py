@@ -5,6 +5,7 @@ import shutil
 import zipfile
 
 import pytest
+from student_mistakes import COUNTS_CHARACTERS
 
 from course.checks import saved_work_lines
 from course.handin import IDENTITY_FILE, hand_in
@@ -17,10 +18,6 @@ pytestmark = []
 COURSE = load_course()
 ZIP_NAME = f"{COURSE.assignment}-submission.zip"
 STEP_4 = COURSE.steps[3]
-COUNTS_CHARACTERS = (
-    "def budget_error(text, max_result_bytes):\n"
-    "    return 'result_too_large' if len(text) > max_result_bytes else None\n"
-)
 
 
 @pytest.fixture

@@ -3,14 +3,8 @@
 import json
 
 import pytest
-from builders import (
-    CATCHES_EXCEPTION_FIRST,
-    COUNTS_CHARACTERS,
-    COURSE,
-    CUTS_TO_BUDGET,
-    failure_of,
-    with_cell,
-)
+from builders import COURSE, failure_of, with_cell
+from student_mistakes import CATCHES_EXCEPTION_FIRST, COUNTS_CHARACTERS, CUTS_TO_BUDGET
 
 from course.checks.invoke_tool import RECURSION_HINT, check_invoke_tool
 

@@ -25,6 +25,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
 from grader.paths import SOLUTIONS
+from tooling.lite.build import npm_packages
 from tooling.paths import assignment_name
 
 SERVER_START_SECONDS = 90
@@ -175,3 +176,11 @@ def browser(tmp_path_factory):
         yield driver
     finally:
         driver.quit()
+
+
+@pytest.fixture(scope="session")
+def axe_source():
+    """Return axe.min.js, as the pinned npm package has it (installed by `npm ci` if need be)."""
+    if shutil.which("npm") is None:
+        pytest.fail("npm not found: run `make lite-deps` (or apt-get install npm) and try again.")
+    return (npm_packages() / "axe-core" / "axe.min.js").read_text(encoding="utf-8")

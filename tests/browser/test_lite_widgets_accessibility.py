@@ -12,8 +12,6 @@ browser) is not the course's, and its violations are JupyterLab's.
 axe-core comes from the same pinned npm package as test_reports_accessibility.py uses.
 """
 
-import shutil
-
 import pytest
 from lab_pages import wait_for
 from lite_pages import (
@@ -22,8 +20,6 @@ from lite_pages import (
     offline_chromium,
 )
 from selenium.webdriver.common.by import By
-
-from tooling.lite.build import npm_packages
 
 pytestmark = [pytest.mark.browser, pytest.mark.bwrap, pytest.mark.slow]
 
@@ -51,14 +47,6 @@ axe.run(document, {resultTypes: ['violations'], elementRef: true}).then(
     (error) => done({error: String(error)}),
 );
 """
-
-
-@pytest.fixture(scope="module")
-def axe_source():
-    """Return axe.min.js, as the pinned npm package has it (installed by `npm ci` if need be)."""
-    if shutil.which("npm") is None:
-        pytest.fail("npm not found: run `make lite-deps` (or apt-get install npm) and try again.")
-    return (npm_packages() / "axe-core" / "axe.min.js").read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="module")

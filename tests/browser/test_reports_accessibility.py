@@ -20,7 +20,6 @@ import pytest
 from grader_cli import read_grades, run_grader
 
 from grader.paths import FIXTURES, SAMPLE_CLASS, SUBMISSIONS
-from tooling.lite.build import npm_packages
 
 pytestmark = [pytest.mark.browser, pytest.mark.bwrap, pytest.mark.slow]
 
@@ -48,14 +47,6 @@ axe.run(document, {resultTypes: ['violations']}).then(
     (error) => done({error: String(error)}),
 );
 """
-
-
-@pytest.fixture(scope="module")
-def axe_source():
-    """Return axe.min.js, as the pinned npm package has it (installed by `npm ci` if need be)."""
-    if shutil.which("npm") is None:
-        pytest.fail("npm not found: run `make lite-deps` (or apt-get install npm) and try again.")
-    return (npm_packages() / "axe-core" / "axe.min.js").read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="module")

@@ -16,22 +16,22 @@ from tooling.scenarios.sizes import LARGE_ARGUMENTS
 
 pytestmark = [pytest.mark.bwrap]
 
-# Hands arguments of more than a thousand keys to the handler as they are.
-UNCOPIED_WHEN_LARGE = """
+
+def handed_over_when_large(given):
+    """An invoke_tool that gives the handler `given` (an expression of `arguments`) for
+    arguments of more than a thousand keys, and is the reference for any other call."""
+    return f"""
 def invoke_tool(request, tools, *, max_result_bytes=4096):
-    if len(request["arguments"]) > 1000 and request["tool"] in tools:
-        tools[request["tool"]](request["arguments"])
-        return {"id": request["id"], "ok": True, "value": None, "error": None}
+    arguments = request["arguments"]
+    if len(arguments) > 1000 and request["tool"] in tools:
+        tools[request["tool"]]({given})
+        return {{"id": request["id"], "ok": True, "value": None, "error": None}}
     return _honest(request, tools, max_result_bytes=max_result_bytes)
 """
-# Copies only the top level of arguments of more than a thousand keys.
-SHALLOW_WHEN_LARGE = """
-def invoke_tool(request, tools, *, max_result_bytes=4096):
-    if len(request["arguments"]) > 1000 and request["tool"] in tools:
-        tools[request["tool"]](dict(request["arguments"]))
-        return {"id": request["id"], "ok": True, "value": None, "error": None}
-    return _honest(request, tools, max_result_bytes=max_result_bytes)
-"""
+
+
+UNCOPIED_WHEN_LARGE = handed_over_when_large("arguments")  # the request's own objects
+SHALLOW_WHEN_LARGE = handed_over_when_large("dict(arguments)")  # only the top level copied
 RECIPE = LARGE_ARGUMENTS[-1]
 
 

@@ -54,13 +54,7 @@ def test_the_reference_keeps_every_point(grades):
     assert grades["reference"]["status"] == "completed"
 
 
-@pytest.mark.parametrize("student", sorted(STATE_BUGS))
-def test_a_state_bug_loses_points_in_its_rules_category_only(grades, student):
+@pytest.mark.parametrize("student", sorted(BUGS))
+def test_a_bug_seen_only_across_calls_loses_points_in_its_rules_category_only(grades, student):
     assert grades[student]["status"] == "completed"
-    assert lost(grades[student]) == [STATE_BUGS[student][1]]
-
-
-@pytest.mark.parametrize("student", sorted(NESTING_BUGS))
-def test_a_nesting_bug_loses_points_in_its_rules_category_only(grades, student):
-    assert grades[student]["status"] == "completed"
-    assert lost(grades[student]) == [NESTING_BUGS[student][1]]
+    assert lost(grades[student]) == [BUGS[student][1]]

@@ -207,7 +207,7 @@ class ScenarioFacts(TypedDict):
     same_envelope: bool  # two calls (a program's earlier ones among them) gave one envelope
     holds_exception: NotRequired[bool]  # an envelope object keeps a tool's exception
     stale_calls: NotRequired[int]  # calls of a tool of an earlier call's table, kept by the code
-    request_after: NotRequired[Tagged]
+    request_after: NotRequired[Tagged]  # not in a batch, whose judge reads request_changed
     request_changed: NotRequired[bool]
     value_shared: NotRequired[bool]  # a value shares a list or dict with the request or a tool's
     value_reused: NotRequired[bool]  # two calls' values share a list or dict

@@ -132,7 +132,8 @@ def _describe(records: Records, released: list[object]) -> ScenarioFacts:
     if records.outcome_only:
         return observation
     request_after = tag(request)
-    observation["request_after"] = request_after
+    if records.specs is None:  # a batch's judge reads whether it changed, never the picture
+        observation["request_after"] = request_after
     observation["request_changed"] = not same_picture(request_after, records.request_before)
     observation["value_shared"] = _value_shared(records)
     observation["value_reused"] = _value_reused(records)

@@ -1,6 +1,6 @@
 """Benchmark of a generated scenario's cost: the batch protocol, the one before it, the reference.
 
-    .venv/bin/python -m bench.scenarios [--runs 5]
+    .venv/bin/python -m bench.scenarios [--runs 5] [--families]
 
 Runs every scenario of the corpus (grader/hidden/data/corpus.json) for the reference
 solution three ways, side by side in one run, and prints the median time per scenario of each:
@@ -14,6 +14,9 @@ solution three ways, side by side in one run, and prints the median time per sce
 The overhead of a protocol is its time per scenario less the reference's own, and its ratio is
 that overhead over the reference's own time. The wall time of the two protocols counts both
 processes, since the job and its worker take turns.
+
+With --families it says instead where a later submission's processor time goes, family by
+family: the worker's (what the submission is charged) and the job's, each the median of the runs.
 """
 
 import argparse
@@ -26,6 +29,7 @@ from typing import Any
 from bench.make_class import CATALOGUE
 from grader.hidden.judge.corpus import families
 from grader.hidden.judge.judging import tallies
+from grader.job.grading import freeze_what_lasts
 from grader.model import CodeUnit, Limits
 from grader.sandbox.handlers import Scenario
 from grader.sandbox.inside.recipes import every_tool
@@ -66,15 +70,41 @@ def batched(server: ForkServer, source: str, serial: int, shared: dict[str, obje
 
     `shared` is what the job kept from the submissions it graded before (SubmissionSession).
     """
+    start = time.perf_counter()
+    by_family(server, source, serial, shared)
+    return time.perf_counter() - start
+
+
+Spent = dict[str, tuple[float, float]]  # family -> (worker, job) processor seconds
+
+
+def by_family(server: ForkServer, source: str, serial: int, shared: dict[str, object]) -> Spent:
+    """Judge every family as `batched` does; return each one's worker and job processor time."""
     graded = session(server, source, serial)
     graded.shared = shared
+    spent: Spent = {}
     try:
-        start = time.perf_counter()
         for family in families():
+            worker, job = graded.spent, time.process_time()
             tallies(graded, family)
-        return time.perf_counter() - start
+            spent[family] = (graded.spent - worker, time.process_time() - job)
+        return spent
     finally:
         graded.stop()
+
+
+def print_families(server: ForkServer, source: str, runs: int) -> None:
+    """Print each family's median worker and job milliseconds for a later submission of a job."""
+    shared: dict[str, object] = {}
+    by_family(server, source, 0, shared)  # the job's first submission: its requests encoded
+    spent = [by_family(server, source, number + 1, shared) for number in range(runs)]
+    print(f"processor ms of a later submission of a job, median of {runs} runs")
+    totals = [0.0, 0.0]
+    for family in families():
+        medians = [statistics.median(run[family][side] for run in spent) for side in (0, 1)]
+        totals = [total + median for total, median in zip(totals, medians, strict=True)]
+        print(f"  {family:>12}: worker {medians[0] * 1e3:6.1f}, job {medians[1] * 1e3:6.1f}")
+    print(f"  {'all':>12}: worker {totals[0] * 1e3:6.1f}, job {totals[1] * 1e3:6.1f}")
 
 
 def one_by_one(server: ForkServer, source: str, serial: int) -> float:
@@ -102,8 +132,15 @@ def main(argv: list[str] | None = None) -> int:
     """Measure the three ways `--runs` times each, in turn; print the medians and ratios."""
     parser = argparse.ArgumentParser(prog="python -m bench.scenarios")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--families", action="store_true", help="where the time goes, by family")
     options = parser.parse_args(argv)
     source = Path(REFERENCE).read_text(encoding="utf-8")
+    families()
+    freeze_what_lasts()  # as a job does once its hidden tests are read
+    if options.families:
+        with ForkServer.open("auto") as server:
+            print_families(server, source, options.runs)
+        return 0
     count = sum(len(entries) for entries in families().values())
     times: dict[str, list[float]] = {name: [] for name in WAYS}
     with ForkServer.open("auto") as server:

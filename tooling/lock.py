@@ -3,7 +3,7 @@
     python -m tooling.lock [--upgrade]      (`make lock`)
 
 requirements/lock.txt pins every package of every group, on every platform (a student's Windows
-or macOS too), for Python 3.11.5 and later: one resolution, so no two installs disagree on a
+or macOS too), for Python 3.11 and later: one resolution, so no two installs disagree on a
 version. Each installed group then gets requirements/<group>.txt, its closure at the lock's
 versions: the Gradescope bundle installs `grader`, the handout `course`, the browser build
 `lite` and .venv `dev`. uv resolves, keeping the lock's pins unless pyproject.toml rules them
@@ -21,8 +21,9 @@ from grader.install.requirements import LOCK, LOCKED_GROUPS, RUNTIME, group_file
 from grader.paths import PROJECT_ROOT
 
 PYPROJECT = PROJECT_ROOT / "pyproject.toml"
-# The lowest Python the lock holds for: soupsieve, under nbconvert, needs 3.11.5.
-PYTHON = "3.11.5"
+# The lowest Python the lock holds for, as pyproject.toml's requires-python: Debian 12's python3 is
+# 3.11.2, and a package that needs a later 3.11 gets a second pin, marked for the later ones.
+PYTHON = "3.11"
 COMMON = (
     "--universal",
     "--python-version",

@@ -4,19 +4,22 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-# Stamp file: reinstall only when the requirements or the project metadata change.
+# Stamp file: reinstall only when the lock or the project metadata change.
 STAMP := $(VENV)/.installed
+# pyproject.toml declares the dependency groups; `make lock` pins them into requirements/.
+LOCK := requirements/lock.txt
+DEV_PINS := requirements/dev.txt
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 LAB_ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 .PHONY: help setup bytecode browser-deps sandbox-deps vm-deps slurm-deps lite-deps bench lessons \
-	check test test-fast handout lite lite-serve grade mutation lab clean
+	check test test-fast handout lite lite-serve grade mutation lab lock clean
 
 help:
 	@echo "make grade         install, then grade the sample class into ./grades"
 	@echo "make test          install, then run the checks and every test (browser included)"
 	@echo "make test-fast     the tests that need no kernel, nbgrader, browser, bubblewrap, VM, Slurm or minutes"
-	@echo "make setup         create .venv and install requirements.txt"
+	@echo "make setup         create .venv and install the dev group from the lock (requirements/)"
 	@echo "make bytecode      compile the grader once, so no grading process compiles it again"
 	@echo "make browser-deps  install Debian's chromium and chromium-driver if missing"
 	@echo "make sandbox-deps  install Debian's bubblewrap if missing (grading falls back without it)"
@@ -31,18 +34,19 @@ help:
 	@echo "make bench         time the grader against nbgrader autograde (about 15 minutes)"
 	@echo "make mutation      grade every mutant of the reference; fail on an unexplained survivor"
 	@echo "make lab           open JupyterLab on the lessons"
+	@echo "make lock          pin pyproject.toml's dependency groups into requirements/ (with uv)"
 	@echo "make clean         remove build output, grades and test artifacts"
 
 setup: $(STAMP)
 
-$(STAMP): requirements.txt pyproject.toml
+$(STAMP): $(LOCK) $(DEV_PINS) pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || { \
 		echo "python3 -m venv failed; installing python3-venv"; rm -rf $(VENV); \
 		$(SUDO) apt-get update && $(SUDO) apt-get install -y python3-venv && $(PYTHON) -m venv $(VENV); }
-	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet -r $(DEV_PINS) -e '.[dev]'
 	@touch $(STAMP)
 
-# The grader's bytecode and pytest's rewritten hidden tests, written here once: a grading job
+# The bytecode of the grader and of the hidden tests, written here once: a grading job
 # would otherwise compile them at every start (about 0.4 s), and nothing writes them where
 # PYTHONDONTWRITEBYTECODE is set. Python never runs a stale file, so this is about speed only.
 bytecode: setup
@@ -69,7 +73,7 @@ sandbox-deps:
 		echo "bubblewrap could not be installed; grading will use the fallback isolation"
 
 # Debian packages for tests/hosts/test_hosts_vm.py: Debian 12's own kernel (cgroup v2 only), which
-# virtme-ng (requirements.txt) boots under QEMU with this machine's files shared read-only, and
+# virtme-ng (the dev group) boots under QEMU with this machine's files shared read-only, and
 # the static busybox virtme-ng's init needs.
 VM_PACKAGES := linux-image-amd64 qemu-system-x86 busybox-static
 
@@ -147,6 +151,11 @@ mutation: setup sandbox-deps bytecode
 
 lab: setup
 	$(BIN)/jupyter lab $(LAB_ROOT_FLAG) --ServerApp.root_dir=lessons
+
+# Resolves again from PyPI, keeping today's pins unless pyproject.toml rules them out;
+# `make lock LOCK_FLAGS=--upgrade` takes the newest versions it allows.
+lock: setup
+	$(BIN)/python -m tooling.lock $(LOCK_FLAGS)
 
 clean:
 	rm -rf build grades test-artifacts .pytest_cache

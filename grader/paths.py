@@ -3,7 +3,9 @@
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-REQUIREMENTS = PROJECT_ROOT / "requirements.txt"  # the pins every install takes its versions from
+REQUIREMENTS = (
+    PROJECT_ROOT / "requirements"
+)  # the pins every install takes (`make lock` writes them)
 HIDDEN_TESTS = PROJECT_ROOT / "grader" / "hidden"
 HIDDEN_CONFIG = HIDDEN_TESTS / "pytest.ini"  # the hidden suite's own, wherever it runs
 # The generated scenarios and what the contract says of each (python -m tooling.scenarios).

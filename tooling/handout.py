@@ -10,13 +10,13 @@ import shutil
 import sys
 from pathlib import Path
 
-from grader.install.requirements import pinned_requirements
+from grader.install.requirements import locked_requirements
 from grader.paths import LESSONS, PROJECT_ROOT
 from tooling.paths import assignment_name, relative
 
 DEFAULT_FOLDER = PROJECT_ROOT / "build" / "handout"
-# The packages a student needs to open and run the lessons; pins come from requirements.txt.
-STUDENT_PACKAGES = ("jupyterlab", "notebook", "ipywidgets", "ipykernel")
+# What a student installs: pyproject.toml's `course` group, at the lock's versions.
+STUDENT_GROUP = "course"
 # What the handout holds beside the course package, kept as plain files: the student README (a
 # template naming the assignment), its pyproject, the command that zips the work to hand in, the
 # notebook that does the same in the browser, and JupyterLab's settings for the lessons.
@@ -49,7 +49,7 @@ def build_handout(
     (folder / "jupyter").mkdir()
     shutil.copy2(STUDENT_FILES / LAB_SETTINGS, folder / "jupyter" / LAB_SETTINGS)
     # Not an editable install: pip leaves an editable project's data files (the settings) out.
-    requirements = "\n".join([*pinned_requirements(STUDENT_PACKAGES), "."]) + "\n"
+    requirements = "\n".join([*locked_requirements(STUDENT_GROUP), "."]) + "\n"
     (folder / "requirements.txt").write_text(requirements, encoding="utf-8")
     shutil.copy2(STUDENT_FILES / "pyproject.toml", folder / "pyproject.toml")
     shutil.copy2(STUDENT_FILES / HAND_IN, folder / HAND_IN)

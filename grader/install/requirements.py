@@ -1,32 +1,39 @@
-"""The project's pins: requirements.txt read in one place for whatever installs part of it.
+"""The pinned requirements of each installed group, as `make lock` wrote them under requirements/.
 
-The student handout and the Gradescope bundle each install a few of the packages the project
-pins, at the very versions its tests ran with.
+pyproject.toml declares the groups: the grader's own dependencies ("grader", all the Gradescope
+bundle installs) and its optional ones (course, nbgrader, similarity, lite, dev).
+requirements/lock.txt pins them all at once; each group that something installs has its closure
+at those versions in requirements/<group>.txt (tooling/lock.py writes them).
 """
 
-import re
-from collections.abc import Iterable
 from pathlib import Path
 
 from grader.paths import REQUIREMENTS
 
-PIN = re.compile(r"([A-Za-z0-9_.-]+)\s*==")
+LOCK = REQUIREMENTS / "lock.txt"
+RUNTIME = "grader"  # pyproject.toml's [project] dependencies: what `python -m grader grade` needs
+# What installs each: the Gradescope bundle, the student handout, the browser build, .venv.
+LOCKED_GROUPS = (RUNTIME, "course", "lite", "dev")
 
 
-def pinned_requirements(
-    packages: Iterable[str], requirements_file: str | Path = REQUIREMENTS
-) -> list[str]:
-    """Return requirements.txt's line for each of `packages`, in their order, pin included.
+def group_file(group: str, folder: Path = REQUIREMENTS) -> Path:
+    """Return the file that pins `group`; raise ValueError for a group with none."""
+    if group not in LOCKED_GROUPS:
+        known = ", ".join(LOCKED_GROUPS)
+        raise ValueError(f"no locked dependency group {group!r}: the locked groups are {known}")
+    return folder / f"{group}.txt"
 
-    Raise ValueError naming the packages the file does not pin, so nothing installs unpinned.
+
+def locked_requirements(group: str, folder: Path = REQUIREMENTS) -> list[str]:
+    """Return the group's pins, one `name==version` line each (with its marker, if any).
+
+    Comments and blank lines are left out. Raise ValueError for an unknown group, and
+    FileNotFoundError, naming `make lock`, when its file is missing.
     """
-    pins = {}
-    for line in Path(requirements_file).read_text(encoding="utf-8").splitlines():
-        match = PIN.match(line.strip())
-        if match:
-            pins[match.group(1).lower()] = line.strip()
-    wanted = [package.lower() for package in packages]
-    missing = [package for package in wanted if package not in pins]
-    if missing:
-        raise ValueError(f"requirements.txt pins none of: {', '.join(missing)}")
-    return [pins[package] for package in wanted]
+    path = group_file(group, folder)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing: run `make lock`")
+    lines = (
+        line.split("#", 1)[0].strip() for line in path.read_text(encoding="utf-8").splitlines()
+    )
+    return [line for line in lines if line]

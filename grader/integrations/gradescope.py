@@ -14,8 +14,8 @@ import zipfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from grader.install.requirements import pinned_requirements
-from grader.paths import GENERATED_CORPUS, HIDDEN_CONFIG, PROJECT_ROOT
+from grader.install.requirements import RUNTIME, locked_requirements
+from grader.paths import GENERATED_CORPUS, HIDDEN_CONFIG, HIDDEN_TESTS, PROJECT_ROOT, REQUIREMENTS
 from grader.sandbox.runtime import COURSE_DATA, COURSE_RUNTIME
 
 TEMPLATES = Path(__file__).resolve().parent / "gradescope_files"
@@ -23,10 +23,13 @@ TEMPLATES = Path(__file__).resolve().parent / "gradescope_files"
 # manifest and the visible checks (with the example tools they call). The lessons' widgets
 # stay out of the bundle.
 COURSE_FILES = (*COURSE_RUNTIME, *COURSE_DATA)
-# The only packages grading needs beyond the standard library (Jinja2 and its MarkupSafe render
-# each student's feedback page); their pins come from requirements.txt, so the bundle installs
-# the versions the tests ran with.
-GRADING_PACKAGES = ("pytest", "pyseccomp", "Jinja2", "MarkupSafe")
+# pytest's reading of the hidden suite, for the project's own tests. Grading never runs pytest (a
+# job calls each hidden test itself, grader/job/suite.py), so the bundle installs no pytest and
+# carries neither file.
+PYTEST_ONLY = tuple(
+    path.relative_to(PROJECT_ROOT).as_posix()
+    for path in (HIDDEN_CONFIG, HIDDEN_TESTS / "conftest.py")
+)
 SETTINGS_FILE = "gradescope-settings.json"
 # What setup.sh grades to prove the image before any student submits: the reference must earn
 # every point, and a submission that searches the disk for the hidden tests (and for this very
@@ -91,20 +94,22 @@ def bundle_entries(project_root: str | Path = PROJECT_ROOT) -> list[tuple[str, P
         ("run_autograder", TEMPLATES / "run_autograder", EXECUTABLE),
     ]
     entries += [(name, root / name, READ_ONLY) for name in COURSE_FILES]
-    data = [root / path.relative_to(PROJECT_ROOT) for path in (HIDDEN_CONFIG, GENERATED_CORPUS)]
+    corpus = root / GENERATED_CORPUS.relative_to(PROJECT_ROOT)
     # The grader's modules, and the templates its reports are rendered with (package data).
-    grading = [*(root / "grader").rglob("*.py"), *(root / "grader").rglob("*.j2"), *data]
+    grading = [*(root / "grader").rglob("*.py"), *(root / "grader").rglob("*.j2"), corpus]
     for path in sorted(grading):
-        if "__pycache__" not in path.parts:
-            entries.append((path.relative_to(root).as_posix(), path, READ_ONLY))
+        name = path.relative_to(root).as_posix()
+        if "__pycache__" not in path.parts and name not in PYTEST_ONLY:
+            entries.append((name, path, READ_ONLY))
     for name, fixture in SELFCHECK_FILES.items():
         entries.append((f"{SELFCHECK_FOLDER}/{name}", root / fixture, READ_ONLY))
     return sorted(entries)
 
 
 def grading_requirements(project_root: str | Path = PROJECT_ROOT) -> list[str]:
-    """Return the requirements.txt lines of the packages grading needs, pins included."""
-    return pinned_requirements(GRADING_PACKAGES, Path(project_root) / "requirements.txt")
+    """Return the pins of what grading needs: the grader's dependencies at the lock's versions."""
+    folder = Path(project_root) / REQUIREMENTS.relative_to(PROJECT_ROOT)
+    return locked_requirements(RUNTIME, folder)
 
 
 def build_bundle(
@@ -115,10 +120,10 @@ def build_bundle(
     """Write the Gradescope autograder zip to `out_zip`; return its path.
 
     setup.sh and run_autograder sit at the top of the zip, as Gradescope requires, beside
-    requirements.txt, the settings, the course and grader packages (hidden tests and report
-    templates included) and
-    the self-check's three submissions. Solutions, lessons, the other fixtures and the project's
-    own tests are left out.
+    requirements.txt (requirements/grader.txt's pins), the settings, the course and grader
+    packages (hidden tests and report templates included) and the self-check's three
+    submissions. Solutions, lessons, the other fixtures, the project's own tests and what only
+    pytest reads are left out.
     """
     out_zip = Path(out_zip)
     out_zip.parent.mkdir(parents=True, exist_ok=True)

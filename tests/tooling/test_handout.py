@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from grader.install.requirements import locked_requirements
 from grader.paths import LESSONS, PROJECT_ROOT, SOLUTIONS
 from tooling import hygiene
 from tooling.handout import build_handout
@@ -72,15 +73,15 @@ def test_handout_holds_every_lesson_the_supplied_code_and_the_records(handout):
     assert {"README.md", "requirements.txt", "pyproject.toml"} <= files
 
 
-def test_student_requirements_pin_the_course_versions_and_install_the_course(handout):
+def test_student_requirements_are_the_course_group_at_the_locks_versions_then_the_course(handout):
     folder, _ = handout
     lines = (folder / "requirements.txt").read_text(encoding="utf-8").splitlines()
-    course_pins = (PROJECT_ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    assert lines == [*locked_requirements("course"), "."]
     for name in ("jupyterlab", "notebook", "ipywidgets", "ipykernel"):
-        pinned = [line for line in lines if line.startswith(f"{name}==")]
-        assert len(pinned) == 1 and pinned[0] in course_pins, lines
-    assert "." in lines
-    assert not any(line.startswith(("nbgrader", "pytest", "selenium")) for line in lines)
+        assert sum(line.startswith(f"{name}==") for line in lines) == 1, name
+    assert not any(
+        line.startswith(("nbgrader", "pytest", "selenium", "pyseccomp")) for line in lines
+    )
 
 
 def test_student_pyproject_packages_only_the_course(handout):

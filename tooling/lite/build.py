@@ -1,13 +1,13 @@
 """Build the course's browser site into build/lite/: the handout's lessons on JupyterLite.
 
 Everything the site needs is pinned and put in the site itself: the JupyterLite builder and the
-widgets' front end (tooling/lite/requirements.txt, in an environment of their own), the Pyodide
-runtime (the npm package, tooling/lite/package-lock.json, which also pins the axe-core that the
-browser tests run and the site never carries), the wheels its kernel loads
-(tooling/lite/kernel-wheels.txt, checked against their sha256) and the course as a wheel that
-holds only `course/`. Downloads are kept under build/lite-cache/, so a second build fetches
-nothing. The site is always built from scratch: JupyterLite's incremental build has been seen
-to drop the Pyodide settings.
+widgets' front end (pyproject.toml's `lite` group, pinned in requirements/lite.txt, in an
+environment of their own), the Pyodide runtime (the npm package, tooling/lite/package-lock.json,
+which also pins the axe-core that the browser tests run and the site never carries), the wheels
+its kernel loads (tooling/lite/kernel-wheels.txt, checked against their sha256) and the course as
+a wheel that holds only `course/`. Downloads are kept under build/lite-cache/, so a second build
+fetches nothing. The site is always built from scratch: JupyterLite's incremental build has been
+seen to drop the Pyodide settings.
 """
 
 import hashlib
@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.install.requirements import group_file
 from grader.paths import LESSONS, PROJECT_ROOT
 from tooling.lite import pyodide_lock
 from tooling.paths import assignment_name
@@ -92,7 +93,7 @@ def digest(*paths: Path) -> str:
 
 def build_environment() -> Path:
     """Make build/lite-venv with the pinned builder (again only when the pins change)."""
-    requirements = HERE / "requirements.txt"
+    requirements = group_file("lite")
     stamp = BUILD_VENV / ".installed"
     if stamp.is_file() and stamp.read_text(encoding="utf-8") == digest(requirements):
         return BUILD_VENV

@@ -94,7 +94,7 @@ def _smallest_first(by_text: dict[str, Scenario]) -> list[Scenario]:
 def _without_local_constants() -> Iterator[None]:
     """Draw with Hypothesis's own constants only, none read from this project's modules.
 
-    A private hook of the pinned Hypothesis (requirements.txt); should an upgrade move it, the
+    A private hook of the pinned Hypothesis (requirements/lock.txt); should an upgrade move it, the
     generator fails here and tests/tooling/test_scenarios.py says so.
     """
     found = providers._get_local_constants

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Gradescope runs this once, as root, when it builds the autograder image (an Ubuntu image).
-# It installs Python 3.11 or newer, bubblewrap for the sandbox and what grading needs (pytest,
-# pyseccomp, Jinja2 and MarkupSafe), makes the source folder, which holds the hidden tests, root's alone, and ends with
-# the bundle's self-check: an image where the reference would lose a point, or where a
-# submission could read the hidden tests, fails here, when the autograder is built, not when
-# students submit. AUTOGRADER_ROOT replaces /autograder, so the bundle can be tried anywhere.
+# It installs Python 3.11 or newer, bubblewrap for the sandbox and what grading needs
+# (requirements.txt: the grader's own dependencies, pinned), makes the source folder, which holds
+# the hidden tests, root's alone, and ends with the bundle's self-check: an image where the
+# reference would lose a point, or where a submission could read the hidden tests, fails here,
+# when the autograder is built, not when students submit. AUTOGRADER_ROOT replaces /autograder,
+# so the bundle can be tried anywhere.
 set -euo pipefail
 ROOT="${AUTOGRADER_ROOT:-/autograder}"
 SOURCE="$ROOT/source"
@@ -27,8 +28,8 @@ fi
 SITE=$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
 echo "$SOURCE" > "$SITE/autograder-source.pth"
 
-# The grader's bytecode and pytest's rewritten hidden tests go into the image: every submission
-# starts a fresh container from it, which would otherwise compile them again (about 0.4 s).
+# The bytecode of the grader and of the hidden tests goes into the image: every submission starts
+# a fresh container from it, which would otherwise compile them again (about 0.4 s).
 (cd "$SOURCE" && "$VENV/bin/python" -m grader.install.bytecode)
 
 # Workers run as user ids of their own: they cannot even enter a folder that is root's alone.

@@ -8,6 +8,7 @@ import pytest
 from grader_cli import run_grader
 from gradescope_roots import HONEST_TWIN, PROJECT, REFERENCE, SEARCHER, build_bundle
 
+from grader.install.requirements import RUNTIME, locked_requirements
 from grader.integrations import gradescope, gradescope_run
 
 pytestmark = []
@@ -45,7 +46,7 @@ def test_the_bundle_holds_the_grader_its_hidden_tests_and_the_course_manifest(bu
         p.relative_to(PROJECT).as_posix() for p in (PROJECT / "grader" / "hidden").glob("test_*.py")
     }
     assert hidden == expected
-    assert "grader/hidden/conftest.py" in names
+    assert "grader/hidden/data/corpus.json" in names
     templates = PROJECT / "grader" / "reports" / "templates"
     assert {p.relative_to(PROJECT).as_posix() for p in templates.glob("*.j2")} <= names
 
@@ -109,13 +110,20 @@ def test_settings_that_gradescope_would_not_understand_are_refused(tmp_path):
         gradescope.BundleSettings("visible", "auto")
 
 
-def test_requirements_pin_pytest_pyseccomp_and_jinja2_as_the_project_does(bundle):
+def test_requirements_are_the_graders_own_dependencies_at_the_locks_versions(bundle):
     with zipfile.ZipFile(bundle) as archive:
-        lines = archive.read("requirements.txt").decode("utf-8").split()
-    project = (PROJECT / "requirements.txt").read_text(encoding="utf-8").split()
-    names = sorted(line.split("==")[0] for line in lines)
-    assert names == ["Jinja2", "MarkupSafe", "pyseccomp", "pytest"]
-    assert all(line in project for line in lines)
+        lines = archive.read("requirements.txt").decode("utf-8").splitlines()
+    assert lines == locked_requirements(RUNTIME)
+    assert sorted(line.split("==")[0] for line in lines) == ["jinja2", "markupsafe", "pyseccomp"]
+
+
+def test_what_only_pytest_reads_stays_out_since_grading_never_runs_pytest(bundle):
+    names = set(names_in(bundle))
+    assert "grader/hidden/conftest.py" not in names
+    assert "grader/hidden/pytest.ini" not in names
+    with zipfile.ZipFile(bundle) as archive:
+        requirements = archive.read("requirements.txt").decode("utf-8")
+    assert "pytest" not in requirements
 
 
 def test_building_twice_gives_the_same_zip(bundle, tmp_path):

@@ -7,16 +7,21 @@ about 3 correct, 5 buggy and 2 adversarial in every 10): a hard case, for the ca
 submissions are mostly small edits of one another, so most pairs share code and hundreds of
 thousands are scored. Writing the class is not timed; the rest is what the option adds to a
 grading run (discovery included), measured in this process: wall and processor seconds, the
-peak memory, and how many pairs were listed.
+peak memory, and how many pairs were listed. It prints that line and writes it, with the
+command and the date, into docs/benchmark.md's section for it (bench/latest.py).
 """
 
 import argparse
 import resource
+import shlex
+import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 
+from bench.latest import write_section
 from bench.make_class import make_class
 from course.manifest import load_course
 from grader.intake.discover import discover
@@ -45,11 +50,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         write_similarity_csv(result, root)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
-    print(
+    line = (
         f"{args.students} students, threshold {args.threshold:g}: {wall:.1f} s wall, "
         f"{cpu:.1f} s processor, peak {peak} MiB; {result.compared} compared, "
         f"{len(result.pairs)} pairs listed"
     )
+    print(line)
+    given = sys.argv[1:] if argv is None else argv
+    command = shlex.join(["python", "-m", "bench.similarity", *given])
+    write_section("bench.similarity", [line], command, datetime.now(UTC))
     return 0
 
 

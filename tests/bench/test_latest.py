@@ -1,8 +1,11 @@
 """Each benchmark run leaves its printed result, dated, with its command, in one Markdown file."""
 
+import re
 from datetime import UTC, datetime
 
-from bench.latest import LATEST, write_latest
+import pytest
+
+from bench.latest import LATEST, METHOD, section_markers, section_text, write_latest, write_section
 
 pytestmark = []
 
@@ -40,3 +43,45 @@ def test_a_new_run_replaces_the_last_one(tmp_path):
 def test_by_default_it_writes_the_page_the_docs_link_to():
     assert LATEST.parent.name == "docs" and LATEST.name == "benchmark-latest.md"
     assert "(benchmark-latest.md)" in (LATEST.parent / "benchmark.md").read_text(encoding="utf-8")
+
+
+SIMILARITY = "bench.similarity"
+SECTION = re.compile(
+    r"^Measured (?P<when>\d{4}-\d\d-\d\d) with `(?P<command>[^`]+)`:\n\n(?P<body>.*)\n\Z",
+    re.DOTALL,
+)
+
+
+def test_the_similarity_figures_on_the_benchmark_page_are_what_its_command_writes():
+    # What the section holds between its markers, parsed back and written again, is the same
+    # text: the figures there are the command's own output, never edited by hand.
+    text = METHOD.read_text(encoding="utf-8")
+    begin, end = section_markers(SIMILARITY)
+    assert text.count(begin) == text.count(end) == 1
+    inside = text[text.index(begin) + len(begin) + 1 : text.index(end)]
+    found = SECTION.match(inside)
+    assert found is not None, inside
+    assert found["command"].startswith(f"python -m {SIMILARITY}")
+    lines = [line.removeprefix("    ") for line in found["body"].split("\n")]
+    when = datetime.strptime(found["when"], "%Y-%m-%d").replace(tzinfo=UTC)
+    assert section_text(SIMILARITY, lines, found["command"], when) == f"{begin}\n{inside}{end}"
+    assert all(re.fullmatch(r"\d+ students, threshold .* pairs listed", line) for line in lines)
+
+
+def test_a_run_replaces_only_its_own_section(tmp_path):
+    page = tmp_path / "benchmark.md"
+    page.write_text(METHOD.read_text(encoding="utf-8"), encoding="utf-8")
+    line = "3 students, threshold 0.5: 0.1 s wall, 0.1 s processor, peak 9 MiB; 3 compared"
+    write_section(SIMILARITY, [line], "python -m bench.similarity --students 3", WHEN, page)
+    before, after = METHOD.read_text(encoding="utf-8"), page.read_text(encoding="utf-8")
+    begin, end = section_markers(SIMILARITY)
+    assert after[: after.index(begin)] == before[: before.index(begin)]
+    assert after[after.index(end) :] == before[before.index(end) :]
+    assert f"    {line}\n" in after and "Measured 2026-12-04 with" in after
+
+
+def test_a_page_without_the_section_is_refused(tmp_path):
+    page = tmp_path / "benchmark.md"
+    page.write_text("# Benchmark\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="no single section"):
+        write_section(SIMILARITY, ["x"], "python -m bench.similarity", WHEN, page)

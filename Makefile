@@ -121,14 +121,16 @@ test: setup browser-deps vm-deps slurm-deps bytecode check lite
 	$(BIN)/pytest --durations=25
 
 # The inner loop: every test whose module declares none of these needs (pyproject.toml's
-# markers, enforced by tests/needs.py), under a minute. Where PYTHONDONTWRITEBYTECODE is set, as
-# in many containers, pytest would rewrite and compile every test module again at each run
-# (about 3 s) and each grading process the grader: the loop keeps bytecode, as Python does by
+# markers, enforced by tests/needs.py), under a minute, in two pytest processes (pytest-xdist):
+# these tests write only below their own temporary folders, and the project's bytecode, which
+# they read, is written before they start. Where PYTHONDONTWRITEBYTECODE is set, as in many
+# containers, pytest would rewrite and compile every test module again at each run (about 3 s a
+# process) and each grading process the grader: the loop keeps bytecode, as Python does by
 # default (an empty value unsets it), and `bytecode` compiles the grader first.
 FAST := not (kernel or nbgrader or browser or bwrap or vm or slurm or slow)
 
 test-fast: setup bytecode
-	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -m "$(FAST)" -q --durations=10
+	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -n 2 -m "$(FAST)" -q --durations=10
 
 handout: setup
 	$(BIN)/python -m tooling.handout

@@ -16,12 +16,11 @@ from tooling.scenarios.strategies import encoded_size, returns, scenario
 
 DEFAULT_BUDGET = 4096
 # About 266 KB (256 keys of 1,024 ASCII characters in a list) and 2.1 MB (1,024 keys of 1,024
-# "é"s in a list): as wide as a shortcut measuring keys or sys.getsizeof might count, and slim,
-# since each object of the arguments costs the worker's walks and pictures of them, and the
-# student's copy under the guard's hook, and so the student, time.
+# "é"s in a list): as wide as a shortcut measuring keys or sys.getsizeof might count, and slim
+# (kinds.large_arguments says why).
 LARGE_ARGUMENTS: tuple[dict[str, Any], ...] = (
-    {"make": "large_arguments", "text": "ab", "repeat": 512, "keys": 256, "slim": True},
-    {"make": "large_arguments", "text": "\u00e9", "repeat": 1024, "keys": 1024, "slim": True},
+    {"make": "large_arguments", "text": "ab", "repeat": 512, "keys": 256},
+    {"make": "large_arguments", "text": "\u00e9", "repeat": 1024, "keys": 1024},
 )
 CHANGES: ToolSpec = {"does": "mutate", "value": returns({"n": 1})["value"]}
 GIVES_BACK: ToolSpec = {"does": "return_arguments"}

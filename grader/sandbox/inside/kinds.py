@@ -113,12 +113,12 @@ def large_arguments(recipe: dict[str, Any]) -> dict[str, object]:
 
     Wide and nested alike: a shortcut that skips the copy of "big" arguments, however it
     measures them (bytes, keys, items), meets them. One text object is shared by every key,
-    so the worker's picture of them carries it once (picture.py, SHARED_TEXT).
+    so the worker's picture of them carries it once (picture.py, SHARED_TEXT); one list a key
+    keeps them nested (a shallow copy shows) with as few objects as that allows, since each
+    costs the worker's walks and the student's copy time.
     """
     text = str.__mul__(recipe["text"], recipe["repeat"])
-    if recipe.get("slim"):  # a list a key: still nested, a quarter of the objects to picture
-        return {f"k{n}": [text] for n in range(recipe["keys"])}
-    return {f"k{n}": [text, {"n": n}] for n in range(recipe["keys"])}
+    return {f"k{n}": [text] for n in range(recipe["keys"])}
 
 
 def _placed(recipe: dict[str, Any]) -> object:

@@ -28,7 +28,6 @@ When the trusted side closes the control socket, the parent kills every child an
 import array
 import contextlib
 import fcntl
-import gc
 import json
 import os
 import select
@@ -59,10 +58,6 @@ def serve() -> NoReturn:
     which the job waits for as it stops the server, and frees nothing a process's end does not.
     """
     control = socket.socket(fileno=fcntl.fcntl(CONTROL_FD, fcntl.F_DUPFD_CLOEXEC, _OUT_OF_THE_WAY))
-    # Every worker inherits the imports: frozen, the collector's full passes in a worker never
-    # walk them, and never write to (and so copy) the pages it shares with this process.
-    gc.collect()
-    gc.freeze()
     os.close(CONTROL_FD)
     wake_read, wake_write = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
     signal.set_wakeup_fd(wake_write)
